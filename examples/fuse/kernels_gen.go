@@ -21,8 +21,8 @@ import (
 //go:embed gen/fuse.cu
 var goKernelsSource string
 
-//go:embed gen/fuse.hipfb
-var goKernelsObject0 []byte
+//go:embed gen/fuse.hipfb.zst
+var goKernelsObject0 string
 
 //go:embed gen/fuse_sm90.ptx
 var goKernelsObject1 string
@@ -34,11 +34,11 @@ var goKernelsObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "fuse",
-	Set:     kernel.NewSet("fuse", hipgoMap1SoftplusFloat32Float32Kernel, hipgoMap3AxpyClipFloat32Float32Float32Float32Kernel, hipgoMap4SqDistFloat64Float64Float64Float64Float64Kernel, hipgoReduceFarthestFloat64Kernel),
+	Set:     kernel.NewSet("fuse", hipgoMap1SoftplusFloat32Float32Kernel, hipgoMap3AxpyClipFloat32Float32Float32Float32Kernel, hipgoMap4SqDistFloat64Float64Float64Float64Float64Kernel, hipgoReduceFarthestFloat64Kernel, hipgoScanFarthestFloat64Kernel, hipgoMergeBlockFartherFirstFloat64Kernel, hipgoMergePassFartherFirstFloat64Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"hipgo_map1_softplus_float32_float32", "hipgo_map3_axpy_clip_float32_float32_float32_float32", "hipgo_map4_sq_dist_float64_float64_float64_float64_float64", "hipgo_reduce_farthest_float64"},
+	Kernels: []string{"hipgo_map1_softplus_float32_float32", "hipgo_map3_axpy_clip_float32_float32_float32_float32", "hipgo_map4_sq_dist_float64_float64_float64_float64_float64", "hipgo_reduce_farthest_float64", "hipgo_scan_farthest_float64", "hipgo_merge_block_farther_first_float64", "hipgo_merge_pass_farther_first_float64"},
 	Files:   []string{"hipgo_inst_gen.go", "kernels_gen.go", "main.go", "ops.go"},
-	Objects: []any{goKernelsObject0, goKernelsObject1, goKernelsObject2},
+	Objects: []any{gokernel.Zstd("gen/fuse.hipfb", goKernelsObject0, 1394576, "62691c51f47aa9c93c2bf06e9459b4b4e4e9e641c5088be1a5fed7f7bbc66f8a"), goKernelsObject1, goKernelsObject2},
 })
 
 // hipgoMap1SoftplusFloat32Float32Args is the kernarg layout of hipgo_map1_softplus_float32_float32's C++ entry point.
@@ -464,11 +464,295 @@ func LaunchHipgoReduce[F hipgoReduceFTypes, T hipgoReduceTTypes](s *stream.Strea
 	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgoReduce is not instantiated for these type arguments: add them to its //hipgo:instantiate line")
 }
 
+// hipgoScanFarthestFloat64Args is the kernarg layout of hipgo_scan_farthest_float64's C++ entry point.
+type hipgoScanFarthestFloat64Args struct {
+	in        rocr.ConstPtr[float64]
+	inLen     int64
+	out       rocr.Ptr[float64]
+	offs      rocr.ConstPtr[float64]
+	mode      int64
+	exclusive uint8
+	tile      int64
+	tpb       int64
+}
+
+// hipgoScanFarthestFloat64Kernel runs hipgoScan[farthest, float64] on the cpu agent by loop fission (hipgoScanGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var hipgoScanFarthestFloat64Kernel = kernel.Define("hipgo_scan_farthest_float64", func(b *kernel.Block, a *hipgoScanFarthestFloat64Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[hipgoScanFarthestFloat64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ConstViewRest(b, a.offs)
+		f.p3 = int(a.mode)
+		f.p4 = a.exclusive != 0
+		f.p5 = int(a.tile)
+		f.p6 = int(a.tpb)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[hipgoScanFarthestFloat64Frame](t)
+			hipgoScan[farthest, float64](t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		})
+		return
+	}
+	hipgoScanGroup[farthest, float64](b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), int(a.mode), a.exclusive != 0, int(a.tile), int(a.tpb))
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
+
+// launchhipgoScanFarthestFloat64 launches hipgoScan[farthest, float64]: LaunchHipgoScan's instance.
+func launchhipgoScanFarthestFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], offs buffer.Array[float64], mode int, exclusive bool, tile int, tpb int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_scan_farthest_float64 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_scan_farthest_float64 argument 1 (out): nil buffer")
+	}
+	if offs == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_scan_farthest_float64 argument 2 (offs): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 4)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).ConstPtr(offs).Int64(int64(mode)).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile)).Int64(int64(tpb))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
+	}
+	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
+}
+
+// hipgoScanFTypes are the type arguments hipgoScan is instantiated for as F.
+type hipgoScanFTypes interface {
+	farthest
+}
+
+// hipgoScanTTypes are the type arguments hipgoScan is instantiated for as T.
+type hipgoScanTTypes interface {
+	float64
+}
+
+// LaunchHipgoScan launches hipgoScan (hipgo_inst_gen.go:515) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length. It is instantiated for [farthest, float64].
+func LaunchHipgoScan[F hipgoScanFTypes, T hipgoScanTTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[T], out buffer.Array[T], offs buffer.Array[T], mode int, exclusive bool, tile int, tpb int) error {
+	switch any((*struct {
+		a0 F
+		a1 T
+	})(nil)).(type) {
+	case *struct {
+		a0 farthest
+		a1 float64
+	}:
+		return launchhipgoScanFarthestFloat64(s, grid, block, sharedMem, *(*buffer.Array[float64])(unsafe.Pointer(&in)), *(*buffer.Array[float64])(unsafe.Pointer(&out)), *(*buffer.Array[float64])(unsafe.Pointer(&offs)), mode, exclusive, tile, tpb)
+	}
+	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgoScan is not instantiated for these type arguments: add them to its //hipgo:instantiate line")
+}
+
+// hipgoMergeBlockFartherFirstFloat64Args is the kernarg layout of hipgo_merge_block_farther_first_float64's C++ entry point.
+type hipgoMergeBlockFartherFirstFloat64Args struct {
+	in    rocr.ConstPtr[float64]
+	inLen int64
+	out   rocr.Ptr[float64]
+	outI  rocr.Ptr[uint32]
+	pairs uint8
+	tile  int64
+}
+
+// hipgoMergeBlockFartherFirstFloat64Kernel runs hipgoMergeBlock[fartherFirst, float64] on the cpu agent by loop fission (hipgoMergeBlockGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var hipgoMergeBlockFartherFirstFloat64Kernel = kernel.Define("hipgo_merge_block_farther_first_float64", func(b *kernel.Block, a *hipgoMergeBlockFartherFirstFloat64Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[hipgoMergeBlockFartherFirstFloat64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+		f.p1 = kernelimpl.ViewRest(b, a.out)
+		f.p2 = kernelimpl.ViewRest(b, a.outI)
+		f.p3 = a.pairs != 0
+		f.p4 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[hipgoMergeBlockFartherFirstFloat64Frame](t)
+			hipgoMergeBlock[fartherFirst, float64](t, f.p0, f.p1, f.p2, f.p3, f.p4)
+		})
+		return
+	}
+	hipgoMergeBlockGroup[fartherFirst, float64](b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, int(a.tile))
+}, kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// launchhipgoMergeBlockFartherFirstFloat64 launches hipgoMergeBlock[fartherFirst, float64]: LaunchHipgoMergeBlock's instance.
+func launchhipgoMergeBlockFartherFirstFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], outI buffer.Array[uint32], pairs bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_merge_block_farther_first_float64 argument 0 (in): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_merge_block_farther_first_float64 argument 1 (out): nil buffer")
+	}
+	if outI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_merge_block_farther_first_float64 argument 2 (outI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 5)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(outI).Uint8(gokernel.Bool(pairs)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
+	}
+	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
+}
+
+// hipgoMergeBlockFTypes are the type arguments hipgoMergeBlock is instantiated for as F.
+type hipgoMergeBlockFTypes interface {
+	fartherFirst
+}
+
+// hipgoMergeBlockKTypes are the type arguments hipgoMergeBlock is instantiated for as K.
+type hipgoMergeBlockKTypes interface {
+	float64
+}
+
+// LaunchHipgoMergeBlock launches hipgoMergeBlock (hipgo_inst_gen.go:526) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length. It is instantiated for [fartherFirst, float64].
+func LaunchHipgoMergeBlock[F hipgoMergeBlockFTypes, K hipgoMergeBlockKTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[K], out buffer.Array[K], outI buffer.Array[uint32], pairs bool, tile int) error {
+	switch any((*struct {
+		a0 F
+		a1 K
+	})(nil)).(type) {
+	case *struct {
+		a0 fartherFirst
+		a1 float64
+	}:
+		return launchhipgoMergeBlockFartherFirstFloat64(s, grid, block, sharedMem, *(*buffer.Array[float64])(unsafe.Pointer(&in)), *(*buffer.Array[float64])(unsafe.Pointer(&out)), outI, pairs, tile)
+	}
+	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgoMergeBlock is not instantiated for these type arguments: add them to its //hipgo:instantiate line")
+}
+
+// hipgoMergePassFartherFirstFloat64Args is the kernarg layout of hipgo_merge_pass_farther_first_float64's C++ entry point.
+type hipgoMergePassFartherFirstFloat64Args struct {
+	src   rocr.ConstPtr[float64]
+	dst   rocr.Ptr[float64]
+	srcI  rocr.ConstPtr[uint32]
+	dstI  rocr.Ptr[uint32]
+	pairs uint8
+	count int64
+	w     int64
+	tile  int64
+}
+
+// hipgoMergePassFartherFirstFloat64Kernel runs hipgoMergePass[fartherFirst, float64] on the cpu agent by loop fission (hipgoMergePassGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var hipgoMergePassFartherFirstFloat64Kernel = kernel.Define("hipgo_merge_pass_farther_first_float64", func(b *kernel.Block, a *hipgoMergePassFartherFirstFloat64Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[hipgoMergePassFartherFirstFloat64Frame](b)
+		f.p0 = kernelimpl.ConstViewRest(b, a.src)
+		f.p1 = kernelimpl.ViewRest(b, a.dst)
+		f.p2 = kernelimpl.ConstViewRest(b, a.srcI)
+		f.p3 = kernelimpl.ViewRest(b, a.dstI)
+		f.p4 = a.pairs != 0
+		f.p5 = int(a.count)
+		f.p6 = int(a.w)
+		f.p7 = int(a.tile)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[hipgoMergePassFartherFirstFloat64Frame](t)
+			hipgoMergePass[fartherFirst, float64](t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+		})
+		return
+	}
+	hipgoMergePassGroup[fartherFirst, float64](b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, int(a.count), int(a.w), int(a.tile))
+}, kernel.StaticShared(8208), kernelimpl.Lockstep())
+
+// launchhipgoMergePassFartherFirstFloat64 launches hipgoMergePass[fartherFirst, float64]: LaunchHipgoMergePass's instance.
+func launchhipgoMergePassFartherFirstFloat64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[float64], dst buffer.Array[float64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, count int, w int, tile int) error {
+	if src == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_merge_pass_farther_first_float64 argument 0 (src): nil buffer")
+	}
+	if dst == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_merge_pass_farther_first_float64 argument 1 (dst): nil buffer")
+	}
+	if srcI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_merge_pass_farther_first_float64 argument 2 (srcI): nil buffer")
+	}
+	if dstI == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgo_merge_pass_farther_first_float64 argument 3 (dstI): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 6)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(src).Ptr(dst).ConstPtr(srcI).Ptr(dstI).Uint8(gokernel.Bool(pairs)).Int64(int64(count)).Int64(int64(w)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
+	}
+	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
+}
+
+// hipgoMergePassFTypes are the type arguments hipgoMergePass is instantiated for as F.
+type hipgoMergePassFTypes interface {
+	fartherFirst
+}
+
+// hipgoMergePassKTypes are the type arguments hipgoMergePass is instantiated for as K.
+type hipgoMergePassKTypes interface {
+	float64
+}
+
+// LaunchHipgoMergePass launches hipgoMergePass (hipgo_inst_gen.go:537) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length. It is instantiated for [fartherFirst, float64].
+func LaunchHipgoMergePass[F hipgoMergePassFTypes, K hipgoMergePassKTypes](s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[K], dst buffer.Array[K], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, count int, w int, tile int) error {
+	switch any((*struct {
+		a0 F
+		a1 K
+	})(nil)).(type) {
+	case *struct {
+		a0 fartherFirst
+		a1 float64
+	}:
+		return launchhipgoMergePassFartherFirstFloat64(s, grid, block, sharedMem, *(*buffer.Array[float64])(unsafe.Pointer(&src)), *(*buffer.Array[float64])(unsafe.Pointer(&dst)), srcI, dstI, pairs, count, w, tile)
+	}
+	return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel hipgoMergePass is not instantiated for these type arguments: add them to its //hipgo:instantiate line")
+}
+
 // hipgoReduceFarthestFloat64Frame holds hipgoReduce[farthest, float64]'s arguments for its lockstep work-items.
 type hipgoReduceFarthestFloat64Frame struct {
 	p0 []float64
 	p1 []float64
 	p2 int
+}
+
+// hipgoScanFarthestFloat64Frame holds hipgoScan[farthest, float64]'s arguments for its lockstep work-items.
+type hipgoScanFarthestFloat64Frame struct {
+	p0 []float64
+	p1 []float64
+	p2 []float64
+	p3 int
+	p4 bool
+	p5 int
+	p6 int
+}
+
+// hipgoMergeBlockFartherFirstFloat64Frame holds hipgoMergeBlock[fartherFirst, float64]'s arguments for its lockstep work-items.
+type hipgoMergeBlockFartherFirstFloat64Frame struct {
+	p0 []float64
+	p1 []float64
+	p2 []uint32
+	p3 bool
+	p4 int
+}
+
+// hipgoMergePassFartherFirstFloat64Frame holds hipgoMergePass[fartherFirst, float64]'s arguments for its lockstep work-items.
+type hipgoMergePassFartherFirstFloat64Frame struct {
+	p0 []float64
+	p1 []float64
+	p2 []uint32
+	p3 []uint32
+	p4 bool
+	p5 int
+	p6 int
+	p7 int
 }
 
 // hipgoReduceLocals holds the per-work-item variables of hipgoReduce's fissioned group.
@@ -616,6 +900,618 @@ func hipgoReduceGroup[F hipgoReduceFunc[T], T kernel.Shuffleable](hgB *kernel.Bl
 //line hipgo_inst_gen.go:144
 		if t.ThreadIdx().X == 0 {
 			out[t.BlockIdx().X] = hgAcc[hgI]
+		}
+	}
+}
+
+// hipgoScanLocals holds the per-work-item variables of hipgoScan's fissioned group.
+type hipgoScanLocals[F hipgoScanFunc[T], T kernel.Shuffleable] struct {
+}
+
+// hipgoScanGroup runs one work-group of hipgoScan (hipgo_inst_gen.go:515) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hipgoScanGroup[F hipgoScanFunc[T], T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, offs []T, mode int, exclusive bool, tile int, tpb int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hipgoScanLocals[F, T]](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line hipgo_inst_gen.go:516
+	warps := kernel.Shared[[32]T](t)
+//line hipgo_inst_gen.go:517
+	sh := kernel.DynamicShared[T](t)
+//line hipgo_inst_gen.go:518
+	hgGroupHipgoScanTiles[F, T](hgB, in, out, offs, mode, exclusive, tile, tpb, sh, warps)
+}
+
+// hgLocalsHipgoScanTiles holds the per-work-item variables of hipgoScanTiles's fissioned group.
+type hgLocalsHipgoScanTiles[F hipgoScanFunc[T], T kernel.Shuffleable] struct {
+	hgV     []T
+	hgWarps []*[32]T
+	hgOp    []F
+	hgLane  []int
+	hgW     []int
+	hgNw    []int
+	hgX     []T
+	hgY     []T
+	hgE     []T
+	hgS     []T
+	hgY2    []T
+	hgOp2   []F
+	hgN2    []int
+	hgTid   []int
+	hgB2    []int
+	hgBase  []int
+	hgCarry []T
+	hgItems []int
+	hgKt    []int
+	hgLo    []int
+	hgM     []int
+	hgPre   []T
+	hgTotal []T
+	hgW0    kernelimpl.Warp[T]
+	hgW1    kernelimpl.Warp[T]
+	hgW2    kernelimpl.Warp[T]
+	hgC0    []bool
+}
+
+// hgGroupHipgoScanTiles runs one work-group of hipgoScanTiles (hipgo_inst_gen.go:227) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupHipgoScanTiles[F hipgoScanFunc[T], T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, offs []T, mode int, exclusive bool, tile int, tpb int, sh []T, warps *[32]T) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hgLocalsHipgoScanTiles[F, T]](hgB)
+	_ = hgF
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgWarps := kernelimpl.Locals(&hgF.hgWarps, hgN)
+	hgOp := kernelimpl.Locals(&hgF.hgOp, hgN)
+	var hgWs int
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	hgNw := kernelimpl.Locals(&hgF.hgNw, hgN)
+	hgX := kernelimpl.Locals(&hgF.hgX, hgN)
+	hgY := kernelimpl.Locals(&hgF.hgY, hgN)
+	hgE := kernelimpl.Locals(&hgF.hgE, hgN)
+	hgS := kernelimpl.Locals(&hgF.hgS, hgN)
+	hgY2 := kernelimpl.Locals(&hgF.hgY2, hgN)
+	hgOp2 := kernelimpl.Locals(&hgF.hgOp2, hgN)
+	hgN2 := kernelimpl.Locals(&hgF.hgN2, hgN)
+	var hgBd int
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	hgB2 := kernelimpl.Locals(&hgF.hgB2, hgN)
+	hgBase := kernelimpl.Locals(&hgF.hgBase, hgN)
+	hgCarry := kernelimpl.Locals(&hgF.hgCarry, hgN)
+	hgItems := kernelimpl.Locals(&hgF.hgItems, hgN)
+	hgKt := kernelimpl.Locals(&hgF.hgKt, hgN)
+	hgLo := kernelimpl.Locals(&hgF.hgLo, hgN)
+	hgM := kernelimpl.Locals(&hgF.hgM, hgN)
+	hgPre := kernelimpl.Locals(&hgF.hgPre, hgN)
+	hgTotal := kernelimpl.Locals(&hgF.hgTotal, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgW2 := &hgF.hgW2
+	hgC0 := kernelimpl.Locals(&hgF.hgC0, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line hipgo_inst_gen.go:228
+		hgOp2[hgI] = *new(F)
+//line hipgo_inst_gen.go:229
+		hgN2[hgI] = len(in)
+//line hipgo_inst_gen.go:230
+		hgBd, hgTid[hgI], hgB2[hgI] = t.BlockDim().X, t.ThreadIdx().X, t.BlockIdx().X
+//line hipgo_inst_gen.go:231
+		hgBase[hgI] = hgB2[hgI] * tile * tpb
+//line hipgo_inst_gen.go:232
+		hgCarry[hgI] = hgOp2[hgI].Identity()
+//line hipgo_inst_gen.go:233
+		if mode == hipgoScanDown {
+			hgCarry[hgI] = offs[hgB2[hgI]]
+		}
+	}
+//line hipgo_inst_gen.go:236
+	if hgBd == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:237
+			lo := min(hgBase[hgI], hgN2[hgI])
+//line hipgo_inst_gen.go:238
+			hi := min(hgBase[hgI]+tile*tpb, hgN2[hgI])
+//line hipgo_inst_gen.go:239
+			for i := lo; i < hi; i++ {
+				x := in[i]
+				if mode == hipgoScanUp {
+					hgCarry[hgI] = hgOp2[hgI].Apply(hgCarry[hgI], x)
+				} else if exclusive {
+					out[i] = hgCarry[hgI]
+					hgCarry[hgI] = hgOp2[hgI].Apply(hgCarry[hgI], x)
+				} else {
+					hgCarry[hgI] = hgOp2[hgI].Apply(hgCarry[hgI], x)
+					out[i] = hgCarry[hgI]
+				}
+			}
+//line hipgo_inst_gen.go:251
+			if mode == hipgoScanUp {
+				out[hgB2[hgI]] = hgCarry[hgI]
+			}
+		}
+		return
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:256
+		hgItems[hgI] = tile / hgBd
+//line hipgo_inst_gen.go:257
+		hgKt[hgI] = 0
+//line hipgo_inst_gen.go:258
+		if hgBase[hgI] < hgN2[hgI] {
+			hgKt[hgI] = min(tpb, (hgN2[hgI]-hgBase[hgI]+tile-1)/tile)
+		}
+	}
+//line hipgo_inst_gen.go:261
+	for k := 0; k < hgKt[0]; k++ {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:262
+			hgLo[hgI] = hgBase[hgI] + k*tile
+//line hipgo_inst_gen.go:263
+			hgM[hgI] = min(tile, hgN2[hgI]-hgLo[hgI])
+//line hipgo_inst_gen.go:264
+			for j := 0; j < hgItems[hgI]; j++ {
+				if i := j*hgBd + hgTid[hgI]; i < hgM[hgI] {
+					sh[i] = in[hgLo[hgI]+i]
+				}
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			t := hgB.Thread(hgI)
+			_ = t
+//line hipgo_inst_gen.go:270
+			sum := hgOp2[hgI].Identity()
+//line hipgo_inst_gen.go:271
+			for j := 0; j < hgItems[hgI]; j++ {
+				if x := hgTid[hgI]*hgItems[hgI] + j; x < hgM[hgI] {
+					sum = hgOp2[hgI].Apply(sum, sh[x])
+				}
+			}
+//line hipgo_inst_gen.go:276
+			hgV[hgI], hgWarps[hgI] = sum, warps
+//line hipgo_inst_gen.go:182
+			hgOp[hgI] = *new(F)
+//line hipgo_inst_gen.go:183
+			hgWs, hgLane[hgI] = t.WarpSize(), t.Lane()
+//line hipgo_inst_gen.go:184
+			hgW[hgI], hgNw[hgI] = t.ThreadIdx().X/hgWs, t.BlockDim().X/hgWs
+//line hipgo_inst_gen.go:185
+			hgX[hgI] = hgV[hgI]
+		}
+//line hipgo_inst_gen.go:186
+		for d := 1; d < hgWs; d <<= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:187
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgX[hgI], d, kernel.CPUWarpSize)
+			}
+//line hipgo_inst_gen.go:187
+			hgW0.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:187
+				hgY[hgI] = hgW0.Out[hgI]
+//line hipgo_inst_gen.go:188
+				if hgLane[hgI] >= d {
+					hgX[hgI] = hgOp[hgI].Apply(hgY[hgI], hgX[hgI])
+				}
+			}
+		}
+		hgW1.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:192
+			hgW1.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgX[hgI], 1, kernel.CPUWarpSize)
+		}
+//line hipgo_inst_gen.go:192
+		hgW1.Run(hgB, kernelimpl.OpShflUp)
+		for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:192
+			hgE[hgI] = hgW1.Out[hgI]
+//line hipgo_inst_gen.go:193
+			if hgLane[hgI] == 0 {
+				hgE[hgI] = hgOp[hgI].Identity()
+			}
+//line hipgo_inst_gen.go:196
+			if hgLane[hgI] == hgWs-1 {
+				hgWarps[hgI][hgW[hgI]] = hgX[hgI]
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:200
+			hgC0[hgI] = hgW[hgI] == 0
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			if !hgC0[hgI] {
+				continue
+			}
+//line hipgo_inst_gen.go:201
+			hgS[hgI] = hgOp[hgI].Identity()
+//line hipgo_inst_gen.go:202
+			if hgLane[hgI] < hgNw[hgI] {
+				hgS[hgI] = hgWarps[hgI][hgLane[hgI]]
+			}
+		}
+//line hipgo_inst_gen.go:205
+		for d := 1; d < hgWs; d <<= 1 {
+			hgW2.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+				if !hgC0[hgI] {
+					hgW2.Elsewhere(hgI)
+					continue
+				}
+//line hipgo_inst_gen.go:206
+				hgW2.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgS[hgI], d, kernel.CPUWarpSize)
+			}
+//line hipgo_inst_gen.go:206
+			hgW2.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+				if !hgC0[hgI] {
+					continue
+				}
+//line hipgo_inst_gen.go:206
+				hgY2[hgI] = hgW2.Out[hgI]
+//line hipgo_inst_gen.go:207
+				if hgLane[hgI] >= d {
+					hgS[hgI] = hgOp[hgI].Apply(hgY2[hgI], hgS[hgI])
+				}
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+			if !hgC0[hgI] {
+				continue
+			}
+//line hipgo_inst_gen.go:211
+			if hgLane[hgI] < hgNw[hgI] {
+				hgWarps[hgI][hgLane[hgI]] = hgS[hgI]
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:216
+			if hgW[hgI] > 0 {
+				hgE[hgI] = hgOp[hgI].Apply(hgWarps[hgI][hgW[hgI]-1], hgE[hgI])
+			}
+//line hipgo_inst_gen.go:276
+			hgPre[hgI], hgTotal[hgI] = hgE[hgI], hgWarps[hgI][hgNw[hgI]-1]
+		}
+//line hipgo_inst_gen.go:277
+		if mode != hipgoScanUp {
+			for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:278
+				run := hgOp2[hgI].Apply(hgCarry[hgI], hgPre[hgI])
+//line hipgo_inst_gen.go:279
+				for j := 0; j < hgItems[hgI]; j++ {
+					if x := hgTid[hgI]*hgItems[hgI] + j; x < hgM[hgI] {
+						v := sh[x]
+						if exclusive {
+							sh[x] = run
+							run = hgOp2[hgI].Apply(run, v)
+						} else {
+							run = hgOp2[hgI].Apply(run, v)
+							sh[x] = run
+						}
+					}
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:292
+				for j := 0; j < hgItems[hgI]; j++ {
+					if i := j*hgBd + hgTid[hgI]; i < hgM[hgI] {
+						out[hgLo[hgI]+i] = sh[i]
+					}
+				}
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:298
+			hgCarry[hgI] = hgOp2[hgI].Apply(hgCarry[hgI], hgTotal[hgI])
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:301
+		if mode == hipgoScanUp && hgTid[hgI] == 0 {
+			out[hgB2[hgI]] = hgCarry[hgI]
+		}
+	}
+}
+
+// hipgoMergeBlockLocals holds the per-work-item variables of hipgoMergeBlock's fissioned group.
+type hipgoMergeBlockLocals[F hipgoLessFunc[K], K hipgoKey] struct {
+}
+
+// hipgoMergeBlockGroup runs one work-group of hipgoMergeBlock (hipgo_inst_gen.go:526) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hipgoMergeBlockGroup[F hipgoLessFunc[K], K hipgoKey](hgB *kernel.Block, in []K, out []K, outI []uint32, pairs bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hipgoMergeBlockLocals[F, K]](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line hipgo_inst_gen.go:527
+	sk := kernel.DynamicShared[K](t)
+//line hipgo_inst_gen.go:528
+	si := kernel.Shared[[2048]uint32](t)
+//line hipgo_inst_gen.go:529
+	hgGroupHipgoMergeSortTiles[F, K](hgB, in, out, outI, pairs, tile, sk, si)
+}
+
+// hgLocalsHipgoMergeSortTiles holds the per-work-item variables of hipgoMergeSortTiles's fissioned group.
+type hgLocalsHipgoMergeSortTiles[F hipgoLessFunc[K], K hipgoKey] struct {
+	hgOp  []F
+	hgTid []int
+	hgB2  []int
+	hgSrc []int
+	hgDst []int
+}
+
+// hgGroupHipgoMergeSortTiles runs one work-group of hipgoMergeSortTiles (hipgo_inst_gen.go:350) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupHipgoMergeSortTiles[F hipgoLessFunc[K], K hipgoKey](hgB *kernel.Block, in []K, out []K, outI []uint32, pairs bool, tile int, sk []K, si *[2048]uint32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hgLocalsHipgoMergeSortTiles[F, K]](hgB)
+	_ = hgF
+	hgOp := kernelimpl.Locals(&hgF.hgOp, hgN)
+	var hgBd int
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	hgB2 := kernelimpl.Locals(&hgF.hgB2, hgN)
+	var hgN2 int
+	var hgLo int
+	var hgM int
+	hgSrc := kernelimpl.Locals(&hgF.hgSrc, hgN)
+	hgDst := kernelimpl.Locals(&hgF.hgDst, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line hipgo_inst_gen.go:351
+		hgOp[hgI] = *new(F)
+//line hipgo_inst_gen.go:352
+		hgBd, hgTid[hgI], hgB2[hgI] = t.BlockDim().X, t.ThreadIdx().X, t.BlockIdx().X
+//line hipgo_inst_gen.go:353
+		hgN2 = len(in)
+//line hipgo_inst_gen.go:354
+		hgLo = hgB2[hgI] * tile
+	}
+//line hipgo_inst_gen.go:355
+	if hgLo >= hgN2 {
+		return
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:358
+		hgM = min(tile, hgN2-hgLo)
+	}
+//line hipgo_inst_gen.go:359
+	if hgBd == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:360
+			for r := hgLo; r < hgLo+hgM; r += hipgoMergeRun {
+				re := min(r+hipgoMergeRun, hgLo+hgM)
+				for x := r; x < re; x++ {
+					k := in[x]
+					y := x
+					for y > r && hgOp[hgI].Less(k, out[y-1]) {
+						out[y] = out[y-1]
+						if pairs {
+							outI[y] = outI[y-1]
+						}
+						y--
+					}
+					out[y] = k
+					if pairs {
+						outI[y] = uint32(x)
+					}
+				}
+			}
+		}
+		return
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:380
+		for x := hgTid[hgI]; x < hgM; x += hgBd {
+			sk[x] = in[hgLo+x]
+			si[x] = uint32(x)
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:385
+		hgSrc[hgI] = 0
+	}
+//line hipgo_inst_gen.go:386
+	for w := 1; w < hgM; w *= 2 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:387
+			hgDst[hgI] = tile - hgSrc[hgI]
+//line hipgo_inst_gen.go:388
+			for x := hgTid[hgI]; x < hgM; x += hgBd {
+				r0 := x / (2 * w) * (2 * w)
+				ae, be := min(r0+w, hgM), min(r0+2*w, hgM)
+				k := sk[hgSrc[hgI]+x]
+				p := 0
+				if x < ae {
+					p = x - r0 + hipgoRankIn[F, K](sk[hgSrc[hgI]+ae:hgSrc[hgI]+be], k, false)
+				} else {
+					p = x - ae + hipgoRankIn[F, K](sk[hgSrc[hgI]+r0:hgSrc[hgI]+ae], k, true)
+				}
+				sk[hgDst[hgI]+r0+p] = k
+				si[hgDst[hgI]+r0+p] = si[hgSrc[hgI]+x]
+			}
+		}
+		for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:402
+			hgSrc[hgI] = hgDst[hgI]
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:404
+		for x := hgTid[hgI]; x < hgM; x += hgBd {
+			out[hgLo+x] = sk[hgSrc[hgI]+x]
+			if pairs {
+				outI[hgLo+x] = uint32(hgLo) + si[hgSrc[hgI]+x]
+			}
+		}
+	}
+}
+
+// hipgoMergePassLocals holds the per-work-item variables of hipgoMergePass's fissioned group.
+type hipgoMergePassLocals[F hipgoLessFunc[K], K hipgoKey] struct {
+}
+
+// hipgoMergePassGroup runs one work-group of hipgoMergePass (hipgo_inst_gen.go:537) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hipgoMergePassGroup[F hipgoLessFunc[K], K hipgoKey](hgB *kernel.Block, src []K, dst []K, srcI []uint32, dstI []uint32, pairs bool, count int, w int, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hipgoMergePassLocals[F, K]](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line hipgo_inst_gen.go:538
+	sk := kernel.DynamicShared[K](t)
+//line hipgo_inst_gen.go:539
+	si := kernel.Shared[[2048]uint32](t)
+//line hipgo_inst_gen.go:540
+	part := kernel.Shared[[2]int](t)
+//line hipgo_inst_gen.go:541
+	hgGroupHipgoMergeRuns[F, K](hgB, src, dst, srcI, dstI, pairs, count, w, tile, sk, si, part)
+}
+
+// hgLocalsHipgoMergeRuns holds the per-work-item variables of hipgoMergeRuns's fissioned group.
+type hgLocalsHipgoMergeRuns[F hipgoLessFunc[K], K hipgoKey] struct {
+	hgOp  []F
+	hgTid []int
+	hgB2  []int
+	hgO1  []int
+	hgPs  []int
+	hgAs  []int
+	hgBs  []int
+	hgBe  []int
+	hgLa  []int
+	hgTot []int
+	hgLb  []int
+}
+
+// hgGroupHipgoMergeRuns runs one work-group of hipgoMergeRuns (hipgo_inst_gen.go:443) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupHipgoMergeRuns[F hipgoLessFunc[K], K hipgoKey](hgB *kernel.Block, src []K, dst []K, srcI []uint32, dstI []uint32, pairs bool, count int, w int, tile int, sk []K, si *[2048]uint32, part *[2]int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hgLocalsHipgoMergeRuns[F, K]](hgB)
+	_ = hgF
+	hgOp := kernelimpl.Locals(&hgF.hgOp, hgN)
+	var hgBd int
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	hgB2 := kernelimpl.Locals(&hgF.hgB2, hgN)
+	var hgN2 int
+	var hgO0 int
+	hgO1 := kernelimpl.Locals(&hgF.hgO1, hgN)
+	hgPs := kernelimpl.Locals(&hgF.hgPs, hgN)
+	hgAs := kernelimpl.Locals(&hgF.hgAs, hgN)
+	hgBs := kernelimpl.Locals(&hgF.hgBs, hgN)
+	hgBe := kernelimpl.Locals(&hgF.hgBe, hgN)
+	hgLa := kernelimpl.Locals(&hgF.hgLa, hgN)
+	hgTot := kernelimpl.Locals(&hgF.hgTot, hgN)
+	hgLb := kernelimpl.Locals(&hgF.hgLb, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line hipgo_inst_gen.go:444
+		hgOp[hgI] = *new(F)
+//line hipgo_inst_gen.go:445
+		hgBd, hgTid[hgI], hgB2[hgI] = t.BlockDim().X, t.ThreadIdx().X, t.BlockIdx().X
+//line hipgo_inst_gen.go:446
+		hgN2 = count
+//line hipgo_inst_gen.go:447
+		hgO0 = hgB2[hgI] * tile
+	}
+//line hipgo_inst_gen.go:448
+	if hgO0 >= hgN2 {
+		return
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:451
+		hgO1[hgI] = min(hgO0+tile, hgN2)
+	}
+//line hipgo_inst_gen.go:452
+	if hgBd == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:453
+			for o := hgO0; o < hgO1[hgI]; {
+				ps := o / (2 * w) * (2 * w)
+				e := min(hgO1[hgI], ps+2*w)
+				hipgoMergeRange[F, K](src, dst, srcI, dstI, pairs, ps, min(ps+w, hgN2), min(ps+2*w, hgN2), o-ps, e-ps)
+				o = e
+			}
+		}
+		return
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:461
+		hgPs[hgI] = hgO0 / (2 * w) * (2 * w)
+//line hipgo_inst_gen.go:462
+		hgAs[hgI], hgBs[hgI], hgBe[hgI] = hgPs[hgI], min(hgPs[hgI]+w, hgN2), min(hgPs[hgI]+2*w, hgN2)
+//line hipgo_inst_gen.go:463
+		if hgTid[hgI] == 0 {
+			part[0] = hipgoMergePath[F, K](src[hgAs[hgI]:hgBs[hgI]], src[hgBs[hgI]:hgBe[hgI]], hgO0-hgPs[hgI])
+			part[1] = hipgoMergePath[F, K](src[hgAs[hgI]:hgBs[hgI]], src[hgBs[hgI]:hgBe[hgI]], hgO1[hgI]-hgPs[hgI])
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:468
+		i0, i1 := part[0], part[1]
+//line hipgo_inst_gen.go:469
+		j0 := hgO0 - hgPs[hgI] - i0
+//line hipgo_inst_gen.go:470
+		hgLa[hgI], hgTot[hgI] = i1-i0, hgO1[hgI]-hgO0
+//line hipgo_inst_gen.go:471
+		hgLb[hgI] = hgTot[hgI] - hgLa[hgI]
+//line hipgo_inst_gen.go:472
+		for x := hgTid[hgI]; x < hgTot[hgI]; x += hgBd {
+			g := hgBs[hgI] + j0 + x - hgLa[hgI]
+			if x < hgLa[hgI] {
+				g = hgAs[hgI] + i0 + x
+			}
+			sk[x] = src[g]
+			if pairs {
+				si[x] = srcI[g]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:483
+		ipt := tile / hgBd
+//line hipgo_inst_gen.go:484
+		if d := hgTid[hgI] * ipt; d < hgTot[hgI] {
+			i := hipgoMergePath[F, K](sk[0:hgLa[hgI]], sk[hgLa[hgI]:hgTot[hgI]], d)
+			j := d - i
+			for k := d; k < min(d+ipt, hgTot[hgI]); k++ {
+				from := hgLa[hgI] + j
+				if j >= hgLb[hgI] || (i < hgLa[hgI] && !hgOp[hgI].Less(sk[hgLa[hgI]+j], sk[i])) {
+					from = i
+					i++
+				} else {
+					j++
+				}
+				sk[tile+k] = sk[from]
+				if pairs {
+					si[tile+k] = si[from]
+				}
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line hipgo_inst_gen.go:502
+		for x := hgTid[hgI]; x < hgTot[hgI]; x += hgBd {
+			dst[hgO0+x] = sk[tile+x]
+			if pairs {
+				dstI[hgO0+x] = si[tile+x]
+			}
 		}
 	}
 }

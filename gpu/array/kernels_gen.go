@@ -21,6 +21,15 @@ import (
 //go:embed gen/array.cu
 var goKernelsSource string
 
+//go:embed gen/array.hipfb.zst
+var goKernelsObject0 string
+
+//go:embed gen/array_sm90.ptx.zst
+var goKernelsObject1 string
+
+//go:embed gen/array_sm80.ptx.zst
+var goKernelsObject2 string
+
 // goKernels is the package's Go kernels in every form: the Go functions for
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
@@ -29,7 +38,7 @@ var goKernels = gokernel.New(gokernel.Spec{
 	Source:  goKernelsSource,
 	Kernels: []string{"arith_int32", "arith_uint32", "arith_int64", "arith_uint64", "arith_float32", "arith_float64", "compare_uint8", "compare_int32", "compare_uint32", "compare_int64", "compare_uint64", "compare_float32", "compare_float64", "where_uint8", "where_int32", "where_uint32", "where_int64", "where_uint64", "where_float32", "where_float64", "clip_uint8", "clip_int32", "clip_uint32", "clip_int64", "clip_uint64", "clip_float32", "clip_float64", "cast_uint8_uint8", "cast_uint8_int32", "cast_uint8_uint32", "cast_uint8_int64", "cast_uint8_uint64", "cast_uint8_float32", "cast_uint8_float64", "cast_int32_uint8", "cast_int32_int32", "cast_int32_uint32", "cast_int32_int64", "cast_int32_uint64", "cast_int32_float32", "cast_int32_float64", "cast_uint32_uint8", "cast_uint32_int32", "cast_uint32_uint32", "cast_uint32_int64", "cast_uint32_uint64", "cast_uint32_float32", "cast_uint32_float64", "cast_int64_uint8", "cast_int64_int32", "cast_int64_uint32", "cast_int64_int64", "cast_int64_uint64", "cast_int64_float32", "cast_int64_float64", "cast_uint64_uint8", "cast_uint64_int32", "cast_uint64_uint32", "cast_uint64_int64", "cast_uint64_uint64", "cast_uint64_float32", "cast_uint64_float64", "cast_float32_uint8", "cast_float32_int32", "cast_float32_uint32", "cast_float32_int64", "cast_float32_uint64", "cast_float32_float32", "cast_float32_float64", "cast_float64_uint8", "cast_float64_int32", "cast_float64_uint32", "cast_float64_int64", "cast_float64_uint64", "cast_float64_float32", "cast_float64_float64", "nonzero_uint8", "nonzero_int32", "nonzero_uint32", "nonzero_int64", "nonzero_uint64", "nonzero_float32", "nonzero_float64"},
 	Files:   []string{"array.go", "compare.go", "convert.go", "doc.go", "elementwise.go", "errors.go", "gonum.go", "kernels.go", "kernels_gen.go", "launch.go", "map.go", "map_cpu.go", "matmul.go", "reduce.go"},
-	Objects: []any{},
+	Objects: []any{gokernel.Zstd("gen/array.hipfb", goKernelsObject0, 6741280, "5bffbc4abf178195c3746fc4b40e7cc1cce05336c92d918f5f50a0abc4899d24"), gokernel.Zstd("gen/array_sm90.ptx", goKernelsObject1, 3948059, "a92ca7062d1d8425af1ca86be07d942b2e596af68168e4b10ad5a054d520a602"), gokernel.Zstd("gen/array_sm80.ptx", goKernelsObject2, 3948059, "3aecddf1c3e3d982adcd623cf9d182f8ea2524d0e2ab5020842fe47114f1be23")},
 })
 
 // arithInt32Args is the kernarg layout of arith_int32's C++ entry point.

@@ -33,11 +33,11 @@ var goKernelsObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "prim",
-	Set:     kernel.NewSet("prim", runLengthsKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel),
+	Set:     kernel.NewSet("prim", runLengthsKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel, sortHistI8Kernel, sweepKeysI8Kernel, sortHistU8Kernel, sweepKeysU8Kernel, sortHistI16Kernel, sweepKeysI16Kernel, sortHistU16Kernel, sweepKeysU16Kernel, sortHistI32Kernel, sweepKeysI32Kernel, sortHistU32Kernel, sweepKeysU32Kernel, sortHistI64Kernel, sweepKeysI64Kernel, sortHistU64Kernel, sweepKeysU64Kernel, sortHistF32Kernel, sweepKeysF32Kernel, sortHistF64Kernel, sweepKeysF64Kernel, sweepPairsI32I32Kernel, sweepPairsI32U32Kernel, sweepPairsI32I64Kernel, sweepPairsI32U64Kernel, sweepPairsI32F32Kernel, sweepPairsI32F64Kernel, sweepPairsU32I32Kernel, sweepPairsU32U32Kernel, sweepPairsU32I64Kernel, sweepPairsU32U64Kernel, sweepPairsU32F32Kernel, sweepPairsU32F64Kernel, sweepPairsI64I32Kernel, sweepPairsI64U32Kernel, sweepPairsI64I64Kernel, sweepPairsI64U64Kernel, sweepPairsI64F32Kernel, sweepPairsI64F64Kernel, sweepPairsU64I32Kernel, sweepPairsU64U32Kernel, sweepPairsU64I64Kernel, sweepPairsU64U64Kernel, sweepPairsU64F32Kernel, sweepPairsU64F64Kernel, sweepPairsF32I32Kernel, sweepPairsF32U32Kernel, sweepPairsF32I64Kernel, sweepPairsF32U64Kernel, sweepPairsF32F32Kernel, sweepPairsF32F64Kernel, sweepPairsF64I32Kernel, sweepPairsF64U32Kernel, sweepPairsF64I64Kernel, sweepPairsF64U64Kernel, sweepPairsF64F32Kernel, sweepPairsF64F64Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64"},
-	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_types.go", "merge.go", "merge_with.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scan_with.go", "scratch.go", "segmented.go", "select.go", "sort.go", "transform.go", "with_device.go"},
-	Objects: []any{gokernel.Zstd("gen/prim.hipfb", goKernelsObject0, 17222000, "fe2e7a4f4ba53749d75c9e434f51fc4f404d26dac309b89b560bd1385f0a74f9"), gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject1, 23043892, "217a0cc96d6b9dc0da7e557cceb610d8c107bb9996911de26f1d9c9a30c2a355"), gokernel.Zstd("gen/prim_sm80.ptx", goKernelsObject2, 23043892, "4840430108d9bcf231acf0bbecea7a3a99edb9c1de564c6554cec179bc086e42")},
+	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64"},
+	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_sort.go", "kernels_types.go", "merge.go", "merge_with.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scan_with.go", "scratch.go", "segmented.go", "select.go", "sort.go", "sort_dispatch_types.go", "sort_onesweep.go", "sort_types.go", "transform.go", "with_device.go"},
+	Objects: []any{gokernel.Zstd("gen/prim.hipfb", goKernelsObject0, 26686136, "18062d9ccf772c10e9967a785f667aec94d32e2fd5ec45abde2c3b8e402d0ac7"), gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject1, 23745436, "a341466f0d7b432ac3cc3477e48a695e08afd92f75d87d16f84b6ce5f946972c"), gokernel.Zstd("gen/prim_sm80.ptx", goKernelsObject2, 23745436, "2604aa3bac7c097bd9a9c3ad1ca7f9017158f51bcc25ab85522247a33fffd153")},
 })
 
 // runLengthsArgs is the kernarg layout of run_lengths's C++ entry point.
@@ -10280,6 +10280,3712 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	return ld.Launch(s, 164, checked, grid, block, sharedMem, &args)
 }
 
+// sortHistI8Args is the kernarg layout of sort_hist_i8's C++ entry point.
+type sortHistI8Args struct {
+	keys    rocr.ConstPtr[int8]
+	keysLen int64
+	hist    rocr.Ptr[uint32]
+	begin   int64
+	end     int64
+	desc    uint8
+	span    int64
+}
+
+// sortHistI8Kernel runs sortHistI8 on the cpu agent by loop fission (sortHistI8Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var sortHistI8Kernel = kernel.Define("sort_hist_i8", func(b *kernel.Block, a *sortHistI8Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortHistI8Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.hist)
+		f.p2 = int(a.begin)
+		f.p3 = int(a.end)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortHistI8Frame](t)
+			sortHistI8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	sortHistI8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchSortHistI8 launches sortHistI8 (sort_types.go:10) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSortHistI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], hist buffer.Array[uint32], begin int, end int, desc bool, span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i8 argument 0 (keys): nil buffer")
+	}
+	if hist == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i8 argument 1 (hist): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 165)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(hist).Int64(int64(begin)).Int64(int64(end)).Uint8(gokernel.Bool(desc)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(hist.Len()))
+	}
+	return ld.Launch(s, 165, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysI8Args is the kernarg layout of sweep_keys_i8's C++ entry point.
+type sweepKeysI8Args struct {
+	keysIn    rocr.ConstPtr[int8]
+	keysInLen int64
+	keysOut   rocr.Ptr[int8]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysI8Kernel runs sweepKeysI8 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:24: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepKeysI8Kernel = kernel.Define("sweep_keys_i8", func(b *kernel.Block, a *sweepKeysI8Args) {
+	f := kernelimpl.Frame[sweepKeysI8Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysI8Frame](t)
+		sweepKeysI8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(14464), kernelimpl.Lockstep())
+
+// LaunchSweepKeysI8 launches sweepKeysI8 (sort_types.go:18) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int8], keysOut buffer.Array[int8], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i8 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i8 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i8 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i8 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 166)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 166, checked, grid, block, sharedMem, &args)
+}
+
+// sortHistU8Args is the kernarg layout of sort_hist_u8's C++ entry point.
+type sortHistU8Args struct {
+	keys    rocr.ConstPtr[uint8]
+	keysLen int64
+	hist    rocr.Ptr[uint32]
+	begin   int64
+	end     int64
+	desc    uint8
+	span    int64
+}
+
+// sortHistU8Kernel runs sortHistU8 on the cpu agent by loop fission (sortHistU8Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var sortHistU8Kernel = kernel.Define("sort_hist_u8", func(b *kernel.Block, a *sortHistU8Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortHistU8Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.hist)
+		f.p2 = int(a.begin)
+		f.p3 = int(a.end)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortHistU8Frame](t)
+			sortHistU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	sortHistU8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchSortHistU8 launches sortHistU8 (sort_types.go:30) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSortHistU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], hist buffer.Array[uint32], begin int, end int, desc bool, span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u8 argument 0 (keys): nil buffer")
+	}
+	if hist == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u8 argument 1 (hist): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 167)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(hist).Int64(int64(begin)).Int64(int64(end)).Uint8(gokernel.Bool(desc)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(hist.Len()))
+	}
+	return ld.Launch(s, 167, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysU8Args is the kernarg layout of sweep_keys_u8's C++ entry point.
+type sweepKeysU8Args struct {
+	keysIn    rocr.ConstPtr[uint8]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint8]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysU8Kernel runs sweepKeysU8 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:44: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepKeysU8Kernel = kernel.Define("sweep_keys_u8", func(b *kernel.Block, a *sweepKeysU8Args) {
+	f := kernelimpl.Frame[sweepKeysU8Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysU8Frame](t)
+		sweepKeysU8(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(14464), kernelimpl.Lockstep())
+
+// LaunchSweepKeysU8 launches sweepKeysU8 (sort_types.go:38) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint8], keysOut buffer.Array[uint8], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u8 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u8 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u8 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u8 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 168)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 168, checked, grid, block, sharedMem, &args)
+}
+
+// sortHistI16Args is the kernarg layout of sort_hist_i16's C++ entry point.
+type sortHistI16Args struct {
+	keys    rocr.ConstPtr[int16]
+	keysLen int64
+	hist    rocr.Ptr[uint32]
+	begin   int64
+	end     int64
+	desc    uint8
+	span    int64
+}
+
+// sortHistI16Kernel runs sortHistI16 on the cpu agent by loop fission (sortHistI16Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var sortHistI16Kernel = kernel.Define("sort_hist_i16", func(b *kernel.Block, a *sortHistI16Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortHistI16Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.hist)
+		f.p2 = int(a.begin)
+		f.p3 = int(a.end)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortHistI16Frame](t)
+			sortHistI16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	sortHistI16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchSortHistI16 launches sortHistI16 (sort_types.go:50) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSortHistI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], hist buffer.Array[uint32], begin int, end int, desc bool, span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i16 argument 0 (keys): nil buffer")
+	}
+	if hist == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i16 argument 1 (hist): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 169)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(hist).Int64(int64(begin)).Int64(int64(end)).Uint8(gokernel.Bool(desc)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(hist.Len()))
+	}
+	return ld.Launch(s, 169, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysI16Args is the kernarg layout of sweep_keys_i16's C++ entry point.
+type sweepKeysI16Args struct {
+	keysIn    rocr.ConstPtr[int16]
+	keysInLen int64
+	keysOut   rocr.Ptr[int16]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysI16Kernel runs sweepKeysI16 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:64: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepKeysI16Kernel = kernel.Define("sweep_keys_i16", func(b *kernel.Block, a *sweepKeysI16Args) {
+	f := kernelimpl.Frame[sweepKeysI16Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysI16Frame](t)
+		sweepKeysI16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(18560), kernelimpl.Lockstep())
+
+// LaunchSweepKeysI16 launches sweepKeysI16 (sort_types.go:58) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int16], keysOut buffer.Array[int16], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i16 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i16 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i16 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i16 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 170)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 170, checked, grid, block, sharedMem, &args)
+}
+
+// sortHistU16Args is the kernarg layout of sort_hist_u16's C++ entry point.
+type sortHistU16Args struct {
+	keys    rocr.ConstPtr[uint16]
+	keysLen int64
+	hist    rocr.Ptr[uint32]
+	begin   int64
+	end     int64
+	desc    uint8
+	span    int64
+}
+
+// sortHistU16Kernel runs sortHistU16 on the cpu agent by loop fission (sortHistU16Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var sortHistU16Kernel = kernel.Define("sort_hist_u16", func(b *kernel.Block, a *sortHistU16Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortHistU16Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.hist)
+		f.p2 = int(a.begin)
+		f.p3 = int(a.end)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortHistU16Frame](t)
+			sortHistU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	sortHistU16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchSortHistU16 launches sortHistU16 (sort_types.go:70) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSortHistU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], hist buffer.Array[uint32], begin int, end int, desc bool, span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u16 argument 0 (keys): nil buffer")
+	}
+	if hist == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u16 argument 1 (hist): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 171)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(hist).Int64(int64(begin)).Int64(int64(end)).Uint8(gokernel.Bool(desc)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(hist.Len()))
+	}
+	return ld.Launch(s, 171, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysU16Args is the kernarg layout of sweep_keys_u16's C++ entry point.
+type sweepKeysU16Args struct {
+	keysIn    rocr.ConstPtr[uint16]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint16]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysU16Kernel runs sweepKeysU16 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:84: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepKeysU16Kernel = kernel.Define("sweep_keys_u16", func(b *kernel.Block, a *sweepKeysU16Args) {
+	f := kernelimpl.Frame[sweepKeysU16Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysU16Frame](t)
+		sweepKeysU16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(18560), kernelimpl.Lockstep())
+
+// LaunchSweepKeysU16 launches sweepKeysU16 (sort_types.go:78) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint16], keysOut buffer.Array[uint16], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u16 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u16 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u16 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u16 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 172)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 172, checked, grid, block, sharedMem, &args)
+}
+
+// sortHistI32Args is the kernarg layout of sort_hist_i32's C++ entry point.
+type sortHistI32Args struct {
+	keys    rocr.ConstPtr[int32]
+	keysLen int64
+	hist    rocr.Ptr[uint32]
+	begin   int64
+	end     int64
+	desc    uint8
+	span    int64
+}
+
+// sortHistI32Kernel runs sortHistI32 on the cpu agent by loop fission (sortHistI32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var sortHistI32Kernel = kernel.Define("sort_hist_i32", func(b *kernel.Block, a *sortHistI32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortHistI32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.hist)
+		f.p2 = int(a.begin)
+		f.p3 = int(a.end)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortHistI32Frame](t)
+			sortHistI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	sortHistI32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchSortHistI32 launches sortHistI32 (sort_types.go:90) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSortHistI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], hist buffer.Array[uint32], begin int, end int, desc bool, span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i32 argument 0 (keys): nil buffer")
+	}
+	if hist == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i32 argument 1 (hist): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 173)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(hist).Int64(int64(begin)).Int64(int64(end)).Uint8(gokernel.Bool(desc)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(hist.Len()))
+	}
+	return ld.Launch(s, 173, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysI32Args is the kernarg layout of sweep_keys_i32's C++ entry point.
+type sweepKeysI32Args struct {
+	keysIn    rocr.ConstPtr[int32]
+	keysInLen int64
+	keysOut   rocr.Ptr[int32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysI32Kernel runs sweepKeysI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:104: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepKeysI32Kernel = kernel.Define("sweep_keys_i32", func(b *kernel.Block, a *sweepKeysI32Args) {
+	f := kernelimpl.Frame[sweepKeysI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysI32Frame](t)
+		sweepKeysI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(26752), kernelimpl.Lockstep())
+
+// LaunchSweepKeysI32 launches sweepKeysI32 (sort_types.go:98) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i32 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i32 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i32 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 174)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 174, checked, grid, block, sharedMem, &args)
+}
+
+// sortHistU32Args is the kernarg layout of sort_hist_u32's C++ entry point.
+type sortHistU32Args struct {
+	keys    rocr.ConstPtr[uint32]
+	keysLen int64
+	hist    rocr.Ptr[uint32]
+	begin   int64
+	end     int64
+	desc    uint8
+	span    int64
+}
+
+// sortHistU32Kernel runs sortHistU32 on the cpu agent by loop fission (sortHistU32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var sortHistU32Kernel = kernel.Define("sort_hist_u32", func(b *kernel.Block, a *sortHistU32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortHistU32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.hist)
+		f.p2 = int(a.begin)
+		f.p3 = int(a.end)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortHistU32Frame](t)
+			sortHistU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	sortHistU32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchSortHistU32 launches sortHistU32 (sort_types.go:110) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSortHistU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], hist buffer.Array[uint32], begin int, end int, desc bool, span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u32 argument 0 (keys): nil buffer")
+	}
+	if hist == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u32 argument 1 (hist): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 175)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(hist).Int64(int64(begin)).Int64(int64(end)).Uint8(gokernel.Bool(desc)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(hist.Len()))
+	}
+	return ld.Launch(s, 175, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysU32Args is the kernarg layout of sweep_keys_u32's C++ entry point.
+type sweepKeysU32Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysU32Kernel runs sweepKeysU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:124: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepKeysU32Kernel = kernel.Define("sweep_keys_u32", func(b *kernel.Block, a *sweepKeysU32Args) {
+	f := kernelimpl.Frame[sweepKeysU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysU32Frame](t)
+		sweepKeysU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(26752), kernelimpl.Lockstep())
+
+// LaunchSweepKeysU32 launches sweepKeysU32 (sort_types.go:118) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 176)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 176, checked, grid, block, sharedMem, &args)
+}
+
+// sortHistI64Args is the kernarg layout of sort_hist_i64's C++ entry point.
+type sortHistI64Args struct {
+	keys    rocr.ConstPtr[int64]
+	keysLen int64
+	hist    rocr.Ptr[uint32]
+	begin   int64
+	end     int64
+	desc    uint8
+	span    int64
+}
+
+// sortHistI64Kernel runs sortHistI64 on the cpu agent by loop fission (sortHistI64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var sortHistI64Kernel = kernel.Define("sort_hist_i64", func(b *kernel.Block, a *sortHistI64Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortHistI64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.hist)
+		f.p2 = int(a.begin)
+		f.p3 = int(a.end)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortHistI64Frame](t)
+			sortHistI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	sortHistI64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchSortHistI64 launches sortHistI64 (sort_types.go:130) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSortHistI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], hist buffer.Array[uint32], begin int, end int, desc bool, span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i64 argument 0 (keys): nil buffer")
+	}
+	if hist == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i64 argument 1 (hist): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 177)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(hist).Int64(int64(begin)).Int64(int64(end)).Uint8(gokernel.Bool(desc)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(hist.Len()))
+	}
+	return ld.Launch(s, 177, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysI64Args is the kernarg layout of sweep_keys_i64's C++ entry point.
+type sweepKeysI64Args struct {
+	keysIn    rocr.ConstPtr[int64]
+	keysInLen int64
+	keysOut   rocr.Ptr[int64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysI64Kernel runs sweepKeysI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:144: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepKeysI64Kernel = kernel.Define("sweep_keys_i64", func(b *kernel.Block, a *sweepKeysI64Args) {
+	f := kernelimpl.Frame[sweepKeysI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysI64Frame](t)
+		sweepKeysI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepKeysI64 launches sweepKeysI64 (sort_types.go:138) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i64 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i64 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i64 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 178)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 178, checked, grid, block, sharedMem, &args)
+}
+
+// sortHistU64Args is the kernarg layout of sort_hist_u64's C++ entry point.
+type sortHistU64Args struct {
+	keys    rocr.ConstPtr[uint64]
+	keysLen int64
+	hist    rocr.Ptr[uint32]
+	begin   int64
+	end     int64
+	desc    uint8
+	span    int64
+}
+
+// sortHistU64Kernel runs sortHistU64 on the cpu agent by loop fission (sortHistU64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var sortHistU64Kernel = kernel.Define("sort_hist_u64", func(b *kernel.Block, a *sortHistU64Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortHistU64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.hist)
+		f.p2 = int(a.begin)
+		f.p3 = int(a.end)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortHistU64Frame](t)
+			sortHistU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	sortHistU64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchSortHistU64 launches sortHistU64 (sort_types.go:150) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSortHistU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], hist buffer.Array[uint32], begin int, end int, desc bool, span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u64 argument 0 (keys): nil buffer")
+	}
+	if hist == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u64 argument 1 (hist): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 179)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(hist).Int64(int64(begin)).Int64(int64(end)).Uint8(gokernel.Bool(desc)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(hist.Len()))
+	}
+	return ld.Launch(s, 179, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysU64Args is the kernarg layout of sweep_keys_u64's C++ entry point.
+type sweepKeysU64Args struct {
+	keysIn    rocr.ConstPtr[uint64]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysU64Kernel runs sweepKeysU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:164: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepKeysU64Kernel = kernel.Define("sweep_keys_u64", func(b *kernel.Block, a *sweepKeysU64Args) {
+	f := kernelimpl.Frame[sweepKeysU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysU64Frame](t)
+		sweepKeysU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepKeysU64 launches sweepKeysU64 (sort_types.go:158) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u64 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u64 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u64 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 180)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 180, checked, grid, block, sharedMem, &args)
+}
+
+// sortHistF32Args is the kernarg layout of sort_hist_f32's C++ entry point.
+type sortHistF32Args struct {
+	keys    rocr.ConstPtr[float32]
+	keysLen int64
+	hist    rocr.Ptr[uint32]
+	begin   int64
+	end     int64
+	desc    uint8
+	span    int64
+}
+
+// sortHistF32Kernel runs sortHistF32 on the cpu agent by loop fission (sortHistF32Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var sortHistF32Kernel = kernel.Define("sort_hist_f32", func(b *kernel.Block, a *sortHistF32Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortHistF32Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.hist)
+		f.p2 = int(a.begin)
+		f.p3 = int(a.end)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortHistF32Frame](t)
+			sortHistF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	sortHistF32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchSortHistF32 launches sortHistF32 (sort_types.go:170) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSortHistF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], hist buffer.Array[uint32], begin int, end int, desc bool, span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_f32 argument 0 (keys): nil buffer")
+	}
+	if hist == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_f32 argument 1 (hist): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 181)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(hist).Int64(int64(begin)).Int64(int64(end)).Uint8(gokernel.Bool(desc)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(hist.Len()))
+	}
+	return ld.Launch(s, 181, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysF32Args is the kernarg layout of sweep_keys_f32's C++ entry point.
+type sweepKeysF32Args struct {
+	keysIn    rocr.ConstPtr[float32]
+	keysInLen int64
+	keysOut   rocr.Ptr[float32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysF32Kernel runs sweepKeysF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:184: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepKeysF32Kernel = kernel.Define("sweep_keys_f32", func(b *kernel.Block, a *sweepKeysF32Args) {
+	f := kernelimpl.Frame[sweepKeysF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysF32Frame](t)
+		sweepKeysF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(26752), kernelimpl.Lockstep())
+
+// LaunchSweepKeysF32 launches sweepKeysF32 (sort_types.go:178) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f32 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f32 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f32 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 182)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 182, checked, grid, block, sharedMem, &args)
+}
+
+// sortHistF64Args is the kernarg layout of sort_hist_f64's C++ entry point.
+type sortHistF64Args struct {
+	keys    rocr.ConstPtr[float64]
+	keysLen int64
+	hist    rocr.Ptr[uint32]
+	begin   int64
+	end     int64
+	desc    uint8
+	span    int64
+}
+
+// sortHistF64Kernel runs sortHistF64 on the cpu agent by loop fission (sortHistF64Group),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var sortHistF64Kernel = kernel.Define("sort_hist_f64", func(b *kernel.Block, a *sortHistF64Args) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sortHistF64Frame](b)
+		f.p0 = kernelimpl.ConstView(b, a.keys, a.keysLen)
+		f.p1 = kernelimpl.ViewRest(b, a.hist)
+		f.p2 = int(a.begin)
+		f.p3 = int(a.end)
+		f.p4 = a.desc != 0
+		f.p5 = int(a.span)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sortHistF64Frame](t)
+			sortHistF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5)
+		})
+		return
+	}
+	sortHistF64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.hist), int(a.begin), int(a.end), a.desc != 0, int(a.span))
+}, kernel.MaxThreads(256), kernel.StaticShared(8192), kernelimpl.Lockstep())
+
+// LaunchSortHistF64 launches sortHistF64 (sort_types.go:190) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSortHistF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], hist buffer.Array[uint32], begin int, end int, desc bool, span int) error {
+	if keys == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_f64 argument 0 (keys): nil buffer")
+	}
+	if hist == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_f64 argument 1 (hist): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 183)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keys).Int64(int64(keys.Len())).Ptr(hist).Int64(int64(begin)).Int64(int64(end)).Uint8(gokernel.Bool(desc)).Int64(int64(span))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(hist.Len()))
+	}
+	return ld.Launch(s, 183, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysF64Args is the kernarg layout of sweep_keys_f64's C++ entry point.
+type sweepKeysF64Args struct {
+	keysIn    rocr.ConstPtr[float64]
+	keysInLen int64
+	keysOut   rocr.Ptr[float64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysF64Kernel runs sweepKeysF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:204: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepKeysF64Kernel = kernel.Define("sweep_keys_f64", func(b *kernel.Block, a *sweepKeysF64Args) {
+	f := kernelimpl.Frame[sweepKeysF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysF64Frame](t)
+		sweepKeysF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepKeysF64 launches sweepKeysF64 (sort_types.go:198) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f64 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f64 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f64 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 184)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 184, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsI32I32Args is the kernarg layout of sweep_pairs_i32_i32's C++ entry point.
+type sweepPairsI32I32Args struct {
+	keysIn    rocr.ConstPtr[int32]
+	keysInLen int64
+	keysOut   rocr.Ptr[int32]
+	valsIn    rocr.ConstPtr[int32]
+	valsOut   rocr.Ptr[int32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsI32I32Kernel runs sweepPairsI32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:217: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsI32I32Kernel = kernel.Define("sweep_pairs_i32_i32", func(b *kernel.Block, a *sweepPairsI32I32Args) {
+	f := kernelimpl.Frame[sweepPairsI32I32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsI32I32Frame](t)
+		sweepPairsI32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepPairsI32I32 launches sweepPairsI32I32 (sort_types.go:210) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 185)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 185, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsI32U32Args is the kernarg layout of sweep_pairs_i32_u32's C++ entry point.
+type sweepPairsI32U32Args struct {
+	keysIn    rocr.ConstPtr[int32]
+	keysInLen int64
+	keysOut   rocr.Ptr[int32]
+	valsIn    rocr.ConstPtr[uint32]
+	valsOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsI32U32Kernel runs sweepPairsI32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:230: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsI32U32Kernel = kernel.Define("sweep_pairs_i32_u32", func(b *kernel.Block, a *sweepPairsI32U32Args) {
+	f := kernelimpl.Frame[sweepPairsI32U32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsI32U32Frame](t)
+		sweepPairsI32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepPairsI32U32 launches sweepPairsI32U32 (sort_types.go:223) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 186)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 186, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsI32I64Args is the kernarg layout of sweep_pairs_i32_i64's C++ entry point.
+type sweepPairsI32I64Args struct {
+	keysIn    rocr.ConstPtr[int32]
+	keysInLen int64
+	keysOut   rocr.Ptr[int32]
+	valsIn    rocr.ConstPtr[int64]
+	valsOut   rocr.Ptr[int64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsI32I64Kernel runs sweepPairsI32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:243: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsI32I64Kernel = kernel.Define("sweep_pairs_i32_i64", func(b *kernel.Block, a *sweepPairsI32I64Args) {
+	f := kernelimpl.Frame[sweepPairsI32I64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsI32I64Frame](t)
+		sweepPairsI32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsI32I64 launches sweepPairsI32I64 (sort_types.go:236) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 187)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 187, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsI32U64Args is the kernarg layout of sweep_pairs_i32_u64's C++ entry point.
+type sweepPairsI32U64Args struct {
+	keysIn    rocr.ConstPtr[int32]
+	keysInLen int64
+	keysOut   rocr.Ptr[int32]
+	valsIn    rocr.ConstPtr[uint64]
+	valsOut   rocr.Ptr[uint64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsI32U64Kernel runs sweepPairsI32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:256: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsI32U64Kernel = kernel.Define("sweep_pairs_i32_u64", func(b *kernel.Block, a *sweepPairsI32U64Args) {
+	f := kernelimpl.Frame[sweepPairsI32U64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsI32U64Frame](t)
+		sweepPairsI32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsI32U64 launches sweepPairsI32U64 (sort_types.go:249) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 188)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 188, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsI32F32Args is the kernarg layout of sweep_pairs_i32_f32's C++ entry point.
+type sweepPairsI32F32Args struct {
+	keysIn    rocr.ConstPtr[int32]
+	keysInLen int64
+	keysOut   rocr.Ptr[int32]
+	valsIn    rocr.ConstPtr[float32]
+	valsOut   rocr.Ptr[float32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsI32F32Kernel runs sweepPairsI32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:269: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsI32F32Kernel = kernel.Define("sweep_pairs_i32_f32", func(b *kernel.Block, a *sweepPairsI32F32Args) {
+	f := kernelimpl.Frame[sweepPairsI32F32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsI32F32Frame](t)
+		sweepPairsI32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepPairsI32F32 launches sweepPairsI32F32 (sort_types.go:262) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 189)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 189, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsI32F64Args is the kernarg layout of sweep_pairs_i32_f64's C++ entry point.
+type sweepPairsI32F64Args struct {
+	keysIn    rocr.ConstPtr[int32]
+	keysInLen int64
+	keysOut   rocr.Ptr[int32]
+	valsIn    rocr.ConstPtr[float64]
+	valsOut   rocr.Ptr[float64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsI32F64Kernel runs sweepPairsI32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:282: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsI32F64Kernel = kernel.Define("sweep_pairs_i32_f64", func(b *kernel.Block, a *sweepPairsI32F64Args) {
+	f := kernelimpl.Frame[sweepPairsI32F64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsI32F64Frame](t)
+		sweepPairsI32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsI32F64 launches sweepPairsI32F64 (sort_types.go:275) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 190)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 190, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU32I32Args is the kernarg layout of sweep_pairs_u32_i32's C++ entry point.
+type sweepPairsU32I32Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	valsIn    rocr.ConstPtr[int32]
+	valsOut   rocr.Ptr[int32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU32I32Kernel runs sweepPairsU32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:295: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsU32I32Kernel = kernel.Define("sweep_pairs_u32_i32", func(b *kernel.Block, a *sweepPairsU32I32Args) {
+	f := kernelimpl.Frame[sweepPairsU32I32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU32I32Frame](t)
+		sweepPairsU32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU32I32 launches sweepPairsU32I32 (sort_types.go:288) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 191)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 191, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU32U32Args is the kernarg layout of sweep_pairs_u32_u32's C++ entry point.
+type sweepPairsU32U32Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	valsIn    rocr.ConstPtr[uint32]
+	valsOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU32U32Kernel runs sweepPairsU32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:308: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsU32U32Kernel = kernel.Define("sweep_pairs_u32_u32", func(b *kernel.Block, a *sweepPairsU32U32Args) {
+	f := kernelimpl.Frame[sweepPairsU32U32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU32U32Frame](t)
+		sweepPairsU32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU32U32 launches sweepPairsU32U32 (sort_types.go:301) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 192)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 192, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU32I64Args is the kernarg layout of sweep_pairs_u32_i64's C++ entry point.
+type sweepPairsU32I64Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	valsIn    rocr.ConstPtr[int64]
+	valsOut   rocr.Ptr[int64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU32I64Kernel runs sweepPairsU32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:321: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsU32I64Kernel = kernel.Define("sweep_pairs_u32_i64", func(b *kernel.Block, a *sweepPairsU32I64Args) {
+	f := kernelimpl.Frame[sweepPairsU32I64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU32I64Frame](t)
+		sweepPairsU32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU32I64 launches sweepPairsU32I64 (sort_types.go:314) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 193)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 193, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU32U64Args is the kernarg layout of sweep_pairs_u32_u64's C++ entry point.
+type sweepPairsU32U64Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	valsIn    rocr.ConstPtr[uint64]
+	valsOut   rocr.Ptr[uint64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU32U64Kernel runs sweepPairsU32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:334: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsU32U64Kernel = kernel.Define("sweep_pairs_u32_u64", func(b *kernel.Block, a *sweepPairsU32U64Args) {
+	f := kernelimpl.Frame[sweepPairsU32U64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU32U64Frame](t)
+		sweepPairsU32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU32U64 launches sweepPairsU32U64 (sort_types.go:327) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 194)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 194, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU32F32Args is the kernarg layout of sweep_pairs_u32_f32's C++ entry point.
+type sweepPairsU32F32Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	valsIn    rocr.ConstPtr[float32]
+	valsOut   rocr.Ptr[float32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU32F32Kernel runs sweepPairsU32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:347: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsU32F32Kernel = kernel.Define("sweep_pairs_u32_f32", func(b *kernel.Block, a *sweepPairsU32F32Args) {
+	f := kernelimpl.Frame[sweepPairsU32F32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU32F32Frame](t)
+		sweepPairsU32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU32F32 launches sweepPairsU32F32 (sort_types.go:340) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 195)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 195, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU32F64Args is the kernarg layout of sweep_pairs_u32_f64's C++ entry point.
+type sweepPairsU32F64Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	valsIn    rocr.ConstPtr[float64]
+	valsOut   rocr.Ptr[float64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU32F64Kernel runs sweepPairsU32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:360: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsU32F64Kernel = kernel.Define("sweep_pairs_u32_f64", func(b *kernel.Block, a *sweepPairsU32F64Args) {
+	f := kernelimpl.Frame[sweepPairsU32F64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU32F64Frame](t)
+		sweepPairsU32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU32F64 launches sweepPairsU32F64 (sort_types.go:353) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 196)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 196, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsI64I32Args is the kernarg layout of sweep_pairs_i64_i32's C++ entry point.
+type sweepPairsI64I32Args struct {
+	keysIn    rocr.ConstPtr[int64]
+	keysInLen int64
+	keysOut   rocr.Ptr[int64]
+	valsIn    rocr.ConstPtr[int32]
+	valsOut   rocr.Ptr[int32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsI64I32Kernel runs sweepPairsI64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:373: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsI64I32Kernel = kernel.Define("sweep_pairs_i64_i32", func(b *kernel.Block, a *sweepPairsI64I32Args) {
+	f := kernelimpl.Frame[sweepPairsI64I32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsI64I32Frame](t)
+		sweepPairsI64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsI64I32 launches sweepPairsI64I32 (sort_types.go:366) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 197)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 197, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsI64U32Args is the kernarg layout of sweep_pairs_i64_u32's C++ entry point.
+type sweepPairsI64U32Args struct {
+	keysIn    rocr.ConstPtr[int64]
+	keysInLen int64
+	keysOut   rocr.Ptr[int64]
+	valsIn    rocr.ConstPtr[uint32]
+	valsOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsI64U32Kernel runs sweepPairsI64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:386: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsI64U32Kernel = kernel.Define("sweep_pairs_i64_u32", func(b *kernel.Block, a *sweepPairsI64U32Args) {
+	f := kernelimpl.Frame[sweepPairsI64U32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsI64U32Frame](t)
+		sweepPairsI64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsI64U32 launches sweepPairsI64U32 (sort_types.go:379) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 198)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 198, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsI64I64Args is the kernarg layout of sweep_pairs_i64_i64's C++ entry point.
+type sweepPairsI64I64Args struct {
+	keysIn    rocr.ConstPtr[int64]
+	keysInLen int64
+	keysOut   rocr.Ptr[int64]
+	valsIn    rocr.ConstPtr[int64]
+	valsOut   rocr.Ptr[int64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsI64I64Kernel runs sweepPairsI64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:399: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsI64I64Kernel = kernel.Define("sweep_pairs_i64_i64", func(b *kernel.Block, a *sweepPairsI64I64Args) {
+	f := kernelimpl.Frame[sweepPairsI64I64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsI64I64Frame](t)
+		sweepPairsI64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsI64I64 launches sweepPairsI64I64 (sort_types.go:392) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 199)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 199, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsI64U64Args is the kernarg layout of sweep_pairs_i64_u64's C++ entry point.
+type sweepPairsI64U64Args struct {
+	keysIn    rocr.ConstPtr[int64]
+	keysInLen int64
+	keysOut   rocr.Ptr[int64]
+	valsIn    rocr.ConstPtr[uint64]
+	valsOut   rocr.Ptr[uint64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsI64U64Kernel runs sweepPairsI64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:412: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsI64U64Kernel = kernel.Define("sweep_pairs_i64_u64", func(b *kernel.Block, a *sweepPairsI64U64Args) {
+	f := kernelimpl.Frame[sweepPairsI64U64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsI64U64Frame](t)
+		sweepPairsI64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsI64U64 launches sweepPairsI64U64 (sort_types.go:405) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 200)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 200, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsI64F32Args is the kernarg layout of sweep_pairs_i64_f32's C++ entry point.
+type sweepPairsI64F32Args struct {
+	keysIn    rocr.ConstPtr[int64]
+	keysInLen int64
+	keysOut   rocr.Ptr[int64]
+	valsIn    rocr.ConstPtr[float32]
+	valsOut   rocr.Ptr[float32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsI64F32Kernel runs sweepPairsI64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:425: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsI64F32Kernel = kernel.Define("sweep_pairs_i64_f32", func(b *kernel.Block, a *sweepPairsI64F32Args) {
+	f := kernelimpl.Frame[sweepPairsI64F32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsI64F32Frame](t)
+		sweepPairsI64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsI64F32 launches sweepPairsI64F32 (sort_types.go:418) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 201)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 201, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsI64F64Args is the kernarg layout of sweep_pairs_i64_f64's C++ entry point.
+type sweepPairsI64F64Args struct {
+	keysIn    rocr.ConstPtr[int64]
+	keysInLen int64
+	keysOut   rocr.Ptr[int64]
+	valsIn    rocr.ConstPtr[float64]
+	valsOut   rocr.Ptr[float64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsI64F64Kernel runs sweepPairsI64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:438: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsI64F64Kernel = kernel.Define("sweep_pairs_i64_f64", func(b *kernel.Block, a *sweepPairsI64F64Args) {
+	f := kernelimpl.Frame[sweepPairsI64F64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsI64F64Frame](t)
+		sweepPairsI64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsI64F64 launches sweepPairsI64F64 (sort_types.go:431) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 202)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 202, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU64I32Args is the kernarg layout of sweep_pairs_u64_i32's C++ entry point.
+type sweepPairsU64I32Args struct {
+	keysIn    rocr.ConstPtr[uint64]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint64]
+	valsIn    rocr.ConstPtr[int32]
+	valsOut   rocr.Ptr[int32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU64I32Kernel runs sweepPairsU64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:451: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsU64I32Kernel = kernel.Define("sweep_pairs_u64_i32", func(b *kernel.Block, a *sweepPairsU64I32Args) {
+	f := kernelimpl.Frame[sweepPairsU64I32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU64I32Frame](t)
+		sweepPairsU64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU64I32 launches sweepPairsU64I32 (sort_types.go:444) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 203)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 203, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU64U32Args is the kernarg layout of sweep_pairs_u64_u32's C++ entry point.
+type sweepPairsU64U32Args struct {
+	keysIn    rocr.ConstPtr[uint64]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint64]
+	valsIn    rocr.ConstPtr[uint32]
+	valsOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU64U32Kernel runs sweepPairsU64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:464: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsU64U32Kernel = kernel.Define("sweep_pairs_u64_u32", func(b *kernel.Block, a *sweepPairsU64U32Args) {
+	f := kernelimpl.Frame[sweepPairsU64U32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU64U32Frame](t)
+		sweepPairsU64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU64U32 launches sweepPairsU64U32 (sort_types.go:457) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 204)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 204, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU64I64Args is the kernarg layout of sweep_pairs_u64_i64's C++ entry point.
+type sweepPairsU64I64Args struct {
+	keysIn    rocr.ConstPtr[uint64]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint64]
+	valsIn    rocr.ConstPtr[int64]
+	valsOut   rocr.Ptr[int64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU64I64Kernel runs sweepPairsU64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:477: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsU64I64Kernel = kernel.Define("sweep_pairs_u64_i64", func(b *kernel.Block, a *sweepPairsU64I64Args) {
+	f := kernelimpl.Frame[sweepPairsU64I64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU64I64Frame](t)
+		sweepPairsU64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU64I64 launches sweepPairsU64I64 (sort_types.go:470) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 205)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 205, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU64U64Args is the kernarg layout of sweep_pairs_u64_u64's C++ entry point.
+type sweepPairsU64U64Args struct {
+	keysIn    rocr.ConstPtr[uint64]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint64]
+	valsIn    rocr.ConstPtr[uint64]
+	valsOut   rocr.Ptr[uint64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU64U64Kernel runs sweepPairsU64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:490: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsU64U64Kernel = kernel.Define("sweep_pairs_u64_u64", func(b *kernel.Block, a *sweepPairsU64U64Args) {
+	f := kernelimpl.Frame[sweepPairsU64U64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU64U64Frame](t)
+		sweepPairsU64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU64U64 launches sweepPairsU64U64 (sort_types.go:483) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 206)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 206, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU64F32Args is the kernarg layout of sweep_pairs_u64_f32's C++ entry point.
+type sweepPairsU64F32Args struct {
+	keysIn    rocr.ConstPtr[uint64]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint64]
+	valsIn    rocr.ConstPtr[float32]
+	valsOut   rocr.Ptr[float32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU64F32Kernel runs sweepPairsU64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:503: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsU64F32Kernel = kernel.Define("sweep_pairs_u64_f32", func(b *kernel.Block, a *sweepPairsU64F32Args) {
+	f := kernelimpl.Frame[sweepPairsU64F32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU64F32Frame](t)
+		sweepPairsU64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU64F32 launches sweepPairsU64F32 (sort_types.go:496) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 207)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 207, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU64F64Args is the kernarg layout of sweep_pairs_u64_f64's C++ entry point.
+type sweepPairsU64F64Args struct {
+	keysIn    rocr.ConstPtr[uint64]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint64]
+	valsIn    rocr.ConstPtr[float64]
+	valsOut   rocr.Ptr[float64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU64F64Kernel runs sweepPairsU64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:516: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsU64F64Kernel = kernel.Define("sweep_pairs_u64_f64", func(b *kernel.Block, a *sweepPairsU64F64Args) {
+	f := kernelimpl.Frame[sweepPairsU64F64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU64F64Frame](t)
+		sweepPairsU64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU64F64 launches sweepPairsU64F64 (sort_types.go:509) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 208)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 208, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsF32I32Args is the kernarg layout of sweep_pairs_f32_i32's C++ entry point.
+type sweepPairsF32I32Args struct {
+	keysIn    rocr.ConstPtr[float32]
+	keysInLen int64
+	keysOut   rocr.Ptr[float32]
+	valsIn    rocr.ConstPtr[int32]
+	valsOut   rocr.Ptr[int32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsF32I32Kernel runs sweepPairsF32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:529: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsF32I32Kernel = kernel.Define("sweep_pairs_f32_i32", func(b *kernel.Block, a *sweepPairsF32I32Args) {
+	f := kernelimpl.Frame[sweepPairsF32I32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsF32I32Frame](t)
+		sweepPairsF32I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepPairsF32I32 launches sweepPairsF32I32 (sort_types.go:522) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 209)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 209, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsF32U32Args is the kernarg layout of sweep_pairs_f32_u32's C++ entry point.
+type sweepPairsF32U32Args struct {
+	keysIn    rocr.ConstPtr[float32]
+	keysInLen int64
+	keysOut   rocr.Ptr[float32]
+	valsIn    rocr.ConstPtr[uint32]
+	valsOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsF32U32Kernel runs sweepPairsF32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:542: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsF32U32Kernel = kernel.Define("sweep_pairs_f32_u32", func(b *kernel.Block, a *sweepPairsF32U32Args) {
+	f := kernelimpl.Frame[sweepPairsF32U32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsF32U32Frame](t)
+		sweepPairsF32U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepPairsF32U32 launches sweepPairsF32U32 (sort_types.go:535) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 210)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 210, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsF32I64Args is the kernarg layout of sweep_pairs_f32_i64's C++ entry point.
+type sweepPairsF32I64Args struct {
+	keysIn    rocr.ConstPtr[float32]
+	keysInLen int64
+	keysOut   rocr.Ptr[float32]
+	valsIn    rocr.ConstPtr[int64]
+	valsOut   rocr.Ptr[int64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsF32I64Kernel runs sweepPairsF32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:555: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsF32I64Kernel = kernel.Define("sweep_pairs_f32_i64", func(b *kernel.Block, a *sweepPairsF32I64Args) {
+	f := kernelimpl.Frame[sweepPairsF32I64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsF32I64Frame](t)
+		sweepPairsF32I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsF32I64 launches sweepPairsF32I64 (sort_types.go:548) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 211)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 211, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsF32U64Args is the kernarg layout of sweep_pairs_f32_u64's C++ entry point.
+type sweepPairsF32U64Args struct {
+	keysIn    rocr.ConstPtr[float32]
+	keysInLen int64
+	keysOut   rocr.Ptr[float32]
+	valsIn    rocr.ConstPtr[uint64]
+	valsOut   rocr.Ptr[uint64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsF32U64Kernel runs sweepPairsF32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:568: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsF32U64Kernel = kernel.Define("sweep_pairs_f32_u64", func(b *kernel.Block, a *sweepPairsF32U64Args) {
+	f := kernelimpl.Frame[sweepPairsF32U64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsF32U64Frame](t)
+		sweepPairsF32U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsF32U64 launches sweepPairsF32U64 (sort_types.go:561) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 212)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 212, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsF32F32Args is the kernarg layout of sweep_pairs_f32_f32's C++ entry point.
+type sweepPairsF32F32Args struct {
+	keysIn    rocr.ConstPtr[float32]
+	keysInLen int64
+	keysOut   rocr.Ptr[float32]
+	valsIn    rocr.ConstPtr[float32]
+	valsOut   rocr.Ptr[float32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsF32F32Kernel runs sweepPairsF32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:581: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsF32F32Kernel = kernel.Define("sweep_pairs_f32_f32", func(b *kernel.Block, a *sweepPairsF32F32Args) {
+	f := kernelimpl.Frame[sweepPairsF32F32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsF32F32Frame](t)
+		sweepPairsF32F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepPairsF32F32 launches sweepPairsF32F32 (sort_types.go:574) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 213)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 213, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsF32F64Args is the kernarg layout of sweep_pairs_f32_f64's C++ entry point.
+type sweepPairsF32F64Args struct {
+	keysIn    rocr.ConstPtr[float32]
+	keysInLen int64
+	keysOut   rocr.Ptr[float32]
+	valsIn    rocr.ConstPtr[float64]
+	valsOut   rocr.Ptr[float64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsF32F64Kernel runs sweepPairsF32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:594: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsF32F64Kernel = kernel.Define("sweep_pairs_f32_f64", func(b *kernel.Block, a *sweepPairsF32F64Args) {
+	f := kernelimpl.Frame[sweepPairsF32F64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsF32F64Frame](t)
+		sweepPairsF32F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsF32F64 launches sweepPairsF32F64 (sort_types.go:587) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 214)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 214, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsF64I32Args is the kernarg layout of sweep_pairs_f64_i32's C++ entry point.
+type sweepPairsF64I32Args struct {
+	keysIn    rocr.ConstPtr[float64]
+	keysInLen int64
+	keysOut   rocr.Ptr[float64]
+	valsIn    rocr.ConstPtr[int32]
+	valsOut   rocr.Ptr[int32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsF64I32Kernel runs sweepPairsF64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:607: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsF64I32Kernel = kernel.Define("sweep_pairs_f64_i32", func(b *kernel.Block, a *sweepPairsF64I32Args) {
+	f := kernelimpl.Frame[sweepPairsF64I32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsF64I32Frame](t)
+		sweepPairsF64I32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsF64I32 launches sweepPairsF64I32 (sort_types.go:600) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 215)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 215, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsF64U32Args is the kernarg layout of sweep_pairs_f64_u32's C++ entry point.
+type sweepPairsF64U32Args struct {
+	keysIn    rocr.ConstPtr[float64]
+	keysInLen int64
+	keysOut   rocr.Ptr[float64]
+	valsIn    rocr.ConstPtr[uint32]
+	valsOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsF64U32Kernel runs sweepPairsF64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:620: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsF64U32Kernel = kernel.Define("sweep_pairs_f64_u32", func(b *kernel.Block, a *sweepPairsF64U32Args) {
+	f := kernelimpl.Frame[sweepPairsF64U32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsF64U32Frame](t)
+		sweepPairsF64U32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsF64U32 launches sweepPairsF64U32 (sort_types.go:613) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 216)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 216, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsF64I64Args is the kernarg layout of sweep_pairs_f64_i64's C++ entry point.
+type sweepPairsF64I64Args struct {
+	keysIn    rocr.ConstPtr[float64]
+	keysInLen int64
+	keysOut   rocr.Ptr[float64]
+	valsIn    rocr.ConstPtr[int64]
+	valsOut   rocr.Ptr[int64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsF64I64Kernel runs sweepPairsF64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:633: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsF64I64Kernel = kernel.Define("sweep_pairs_f64_i64", func(b *kernel.Block, a *sweepPairsF64I64Args) {
+	f := kernelimpl.Frame[sweepPairsF64I64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsF64I64Frame](t)
+		sweepPairsF64I64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsF64I64 launches sweepPairsF64I64 (sort_types.go:626) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 217)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 217, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsF64U64Args is the kernarg layout of sweep_pairs_f64_u64's C++ entry point.
+type sweepPairsF64U64Args struct {
+	keysIn    rocr.ConstPtr[float64]
+	keysInLen int64
+	keysOut   rocr.Ptr[float64]
+	valsIn    rocr.ConstPtr[uint64]
+	valsOut   rocr.Ptr[uint64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsF64U64Kernel runs sweepPairsF64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:646: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsF64U64Kernel = kernel.Define("sweep_pairs_f64_u64", func(b *kernel.Block, a *sweepPairsF64U64Args) {
+	f := kernelimpl.Frame[sweepPairsF64U64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsF64U64Frame](t)
+		sweepPairsF64U64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsF64U64 launches sweepPairsF64U64 (sort_types.go:639) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 218)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 218, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsF64F32Args is the kernarg layout of sweep_pairs_f64_f32's C++ entry point.
+type sweepPairsF64F32Args struct {
+	keysIn    rocr.ConstPtr[float64]
+	keysInLen int64
+	keysOut   rocr.Ptr[float64]
+	valsIn    rocr.ConstPtr[float32]
+	valsOut   rocr.Ptr[float32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsF64F32Kernel runs sweepPairsF64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:659: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsF64F32Kernel = kernel.Define("sweep_pairs_f64_f32", func(b *kernel.Block, a *sweepPairsF64F32Args) {
+	f := kernelimpl.Frame[sweepPairsF64F32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsF64F32Frame](t)
+		sweepPairsF64F32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsF64F32 launches sweepPairsF64F32 (sort_types.go:652) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f32 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f32 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f32 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f32 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f32 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 219)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 219, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsF64F64Args is the kernarg layout of sweep_pairs_f64_f64's C++ entry point.
+type sweepPairsF64F64Args struct {
+	keysIn    rocr.ConstPtr[float64]
+	keysInLen int64
+	keysOut   rocr.Ptr[float64]
+	valsIn    rocr.ConstPtr[float64]
+	valsOut   rocr.Ptr[float64]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsF64F64Kernel runs sweepPairsF64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:672: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+var sweepPairsF64F64Kernel = kernel.Define("sweep_pairs_f64_f64", func(b *kernel.Block, a *sweepPairsF64F64Args) {
+	f := kernelimpl.Frame[sweepPairsF64F64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsF64F64Frame](t)
+		sweepPairsF64F64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsF64F64 launches sweepPairsF64F64 (sort_types.go:665) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f64 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f64 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f64 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f64 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f64 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 220)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 220, checked, grid, block, sharedMem, &args)
+}
+
 // reduceI32Frame holds reduceI32's arguments for its lockstep work-items.
 type reduceI32Frame struct {
 	p0 []int32
@@ -11894,6 +15600,730 @@ type sortPairsF64F64Frame struct {
 	p6 int
 	p7 bool
 	p8 int
+}
+
+// sortHistI8Frame holds sortHistI8's arguments for its lockstep work-items.
+type sortHistI8Frame struct {
+	p0 []int8
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
+// sweepKeysI8Frame holds sweepKeysI8's arguments for its lockstep work-items.
+type sweepKeysI8Frame struct {
+	p0 []int8
+	p1 []int8
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sortHistU8Frame holds sortHistU8's arguments for its lockstep work-items.
+type sortHistU8Frame struct {
+	p0 []uint8
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
+// sweepKeysU8Frame holds sweepKeysU8's arguments for its lockstep work-items.
+type sweepKeysU8Frame struct {
+	p0 []uint8
+	p1 []uint8
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sortHistI16Frame holds sortHistI16's arguments for its lockstep work-items.
+type sortHistI16Frame struct {
+	p0 []int16
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
+// sweepKeysI16Frame holds sweepKeysI16's arguments for its lockstep work-items.
+type sweepKeysI16Frame struct {
+	p0 []int16
+	p1 []int16
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sortHistU16Frame holds sortHistU16's arguments for its lockstep work-items.
+type sortHistU16Frame struct {
+	p0 []uint16
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
+// sweepKeysU16Frame holds sweepKeysU16's arguments for its lockstep work-items.
+type sweepKeysU16Frame struct {
+	p0 []uint16
+	p1 []uint16
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sortHistI32Frame holds sortHistI32's arguments for its lockstep work-items.
+type sortHistI32Frame struct {
+	p0 []int32
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
+// sweepKeysI32Frame holds sweepKeysI32's arguments for its lockstep work-items.
+type sweepKeysI32Frame struct {
+	p0 []int32
+	p1 []int32
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sortHistU32Frame holds sortHistU32's arguments for its lockstep work-items.
+type sortHistU32Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
+// sweepKeysU32Frame holds sweepKeysU32's arguments for its lockstep work-items.
+type sweepKeysU32Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sortHistI64Frame holds sortHistI64's arguments for its lockstep work-items.
+type sortHistI64Frame struct {
+	p0 []int64
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
+// sweepKeysI64Frame holds sweepKeysI64's arguments for its lockstep work-items.
+type sweepKeysI64Frame struct {
+	p0 []int64
+	p1 []int64
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sortHistU64Frame holds sortHistU64's arguments for its lockstep work-items.
+type sortHistU64Frame struct {
+	p0 []uint64
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
+// sweepKeysU64Frame holds sweepKeysU64's arguments for its lockstep work-items.
+type sweepKeysU64Frame struct {
+	p0 []uint64
+	p1 []uint64
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sortHistF32Frame holds sortHistF32's arguments for its lockstep work-items.
+type sortHistF32Frame struct {
+	p0 []float32
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
+// sweepKeysF32Frame holds sweepKeysF32's arguments for its lockstep work-items.
+type sweepKeysF32Frame struct {
+	p0 []float32
+	p1 []float32
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sortHistF64Frame holds sortHistF64's arguments for its lockstep work-items.
+type sortHistF64Frame struct {
+	p0 []float64
+	p1 []uint32
+	p2 int
+	p3 int
+	p4 bool
+	p5 int
+}
+
+// sweepKeysF64Frame holds sweepKeysF64's arguments for its lockstep work-items.
+type sweepKeysF64Frame struct {
+	p0 []float64
+	p1 []float64
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sweepPairsI32I32Frame holds sweepPairsI32I32's arguments for its lockstep work-items.
+type sweepPairsI32I32Frame struct {
+	p0 []int32
+	p1 []int32
+	p2 []int32
+	p3 []int32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsI32U32Frame holds sweepPairsI32U32's arguments for its lockstep work-items.
+type sweepPairsI32U32Frame struct {
+	p0 []int32
+	p1 []int32
+	p2 []uint32
+	p3 []uint32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsI32I64Frame holds sweepPairsI32I64's arguments for its lockstep work-items.
+type sweepPairsI32I64Frame struct {
+	p0 []int32
+	p1 []int32
+	p2 []int64
+	p3 []int64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsI32U64Frame holds sweepPairsI32U64's arguments for its lockstep work-items.
+type sweepPairsI32U64Frame struct {
+	p0 []int32
+	p1 []int32
+	p2 []uint64
+	p3 []uint64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsI32F32Frame holds sweepPairsI32F32's arguments for its lockstep work-items.
+type sweepPairsI32F32Frame struct {
+	p0 []int32
+	p1 []int32
+	p2 []float32
+	p3 []float32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsI32F64Frame holds sweepPairsI32F64's arguments for its lockstep work-items.
+type sweepPairsI32F64Frame struct {
+	p0 []int32
+	p1 []int32
+	p2 []float64
+	p3 []float64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsU32I32Frame holds sweepPairsU32I32's arguments for its lockstep work-items.
+type sweepPairsU32I32Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []int32
+	p3 []int32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsU32U32Frame holds sweepPairsU32U32's arguments for its lockstep work-items.
+type sweepPairsU32U32Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsU32I64Frame holds sweepPairsU32I64's arguments for its lockstep work-items.
+type sweepPairsU32I64Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []int64
+	p3 []int64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsU32U64Frame holds sweepPairsU32U64's arguments for its lockstep work-items.
+type sweepPairsU32U64Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint64
+	p3 []uint64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsU32F32Frame holds sweepPairsU32F32's arguments for its lockstep work-items.
+type sweepPairsU32F32Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []float32
+	p3 []float32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsU32F64Frame holds sweepPairsU32F64's arguments for its lockstep work-items.
+type sweepPairsU32F64Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []float64
+	p3 []float64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsI64I32Frame holds sweepPairsI64I32's arguments for its lockstep work-items.
+type sweepPairsI64I32Frame struct {
+	p0 []int64
+	p1 []int64
+	p2 []int32
+	p3 []int32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsI64U32Frame holds sweepPairsI64U32's arguments for its lockstep work-items.
+type sweepPairsI64U32Frame struct {
+	p0 []int64
+	p1 []int64
+	p2 []uint32
+	p3 []uint32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsI64I64Frame holds sweepPairsI64I64's arguments for its lockstep work-items.
+type sweepPairsI64I64Frame struct {
+	p0 []int64
+	p1 []int64
+	p2 []int64
+	p3 []int64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsI64U64Frame holds sweepPairsI64U64's arguments for its lockstep work-items.
+type sweepPairsI64U64Frame struct {
+	p0 []int64
+	p1 []int64
+	p2 []uint64
+	p3 []uint64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsI64F32Frame holds sweepPairsI64F32's arguments for its lockstep work-items.
+type sweepPairsI64F32Frame struct {
+	p0 []int64
+	p1 []int64
+	p2 []float32
+	p3 []float32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsI64F64Frame holds sweepPairsI64F64's arguments for its lockstep work-items.
+type sweepPairsI64F64Frame struct {
+	p0 []int64
+	p1 []int64
+	p2 []float64
+	p3 []float64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsU64I32Frame holds sweepPairsU64I32's arguments for its lockstep work-items.
+type sweepPairsU64I32Frame struct {
+	p0 []uint64
+	p1 []uint64
+	p2 []int32
+	p3 []int32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsU64U32Frame holds sweepPairsU64U32's arguments for its lockstep work-items.
+type sweepPairsU64U32Frame struct {
+	p0 []uint64
+	p1 []uint64
+	p2 []uint32
+	p3 []uint32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsU64I64Frame holds sweepPairsU64I64's arguments for its lockstep work-items.
+type sweepPairsU64I64Frame struct {
+	p0 []uint64
+	p1 []uint64
+	p2 []int64
+	p3 []int64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsU64U64Frame holds sweepPairsU64U64's arguments for its lockstep work-items.
+type sweepPairsU64U64Frame struct {
+	p0 []uint64
+	p1 []uint64
+	p2 []uint64
+	p3 []uint64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsU64F32Frame holds sweepPairsU64F32's arguments for its lockstep work-items.
+type sweepPairsU64F32Frame struct {
+	p0 []uint64
+	p1 []uint64
+	p2 []float32
+	p3 []float32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsU64F64Frame holds sweepPairsU64F64's arguments for its lockstep work-items.
+type sweepPairsU64F64Frame struct {
+	p0 []uint64
+	p1 []uint64
+	p2 []float64
+	p3 []float64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsF32I32Frame holds sweepPairsF32I32's arguments for its lockstep work-items.
+type sweepPairsF32I32Frame struct {
+	p0 []float32
+	p1 []float32
+	p2 []int32
+	p3 []int32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsF32U32Frame holds sweepPairsF32U32's arguments for its lockstep work-items.
+type sweepPairsF32U32Frame struct {
+	p0 []float32
+	p1 []float32
+	p2 []uint32
+	p3 []uint32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsF32I64Frame holds sweepPairsF32I64's arguments for its lockstep work-items.
+type sweepPairsF32I64Frame struct {
+	p0 []float32
+	p1 []float32
+	p2 []int64
+	p3 []int64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsF32U64Frame holds sweepPairsF32U64's arguments for its lockstep work-items.
+type sweepPairsF32U64Frame struct {
+	p0 []float32
+	p1 []float32
+	p2 []uint64
+	p3 []uint64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsF32F32Frame holds sweepPairsF32F32's arguments for its lockstep work-items.
+type sweepPairsF32F32Frame struct {
+	p0 []float32
+	p1 []float32
+	p2 []float32
+	p3 []float32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsF32F64Frame holds sweepPairsF32F64's arguments for its lockstep work-items.
+type sweepPairsF32F64Frame struct {
+	p0 []float32
+	p1 []float32
+	p2 []float64
+	p3 []float64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsF64I32Frame holds sweepPairsF64I32's arguments for its lockstep work-items.
+type sweepPairsF64I32Frame struct {
+	p0 []float64
+	p1 []float64
+	p2 []int32
+	p3 []int32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsF64U32Frame holds sweepPairsF64U32's arguments for its lockstep work-items.
+type sweepPairsF64U32Frame struct {
+	p0 []float64
+	p1 []float64
+	p2 []uint32
+	p3 []uint32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsF64I64Frame holds sweepPairsF64I64's arguments for its lockstep work-items.
+type sweepPairsF64I64Frame struct {
+	p0 []float64
+	p1 []float64
+	p2 []int64
+	p3 []int64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsF64U64Frame holds sweepPairsF64U64's arguments for its lockstep work-items.
+type sweepPairsF64U64Frame struct {
+	p0 []float64
+	p1 []float64
+	p2 []uint64
+	p3 []uint64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsF64F32Frame holds sweepPairsF64F32's arguments for its lockstep work-items.
+type sweepPairsF64F32Frame struct {
+	p0 []float64
+	p1 []float64
+	p2 []float32
+	p3 []float32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsF64F64Frame holds sweepPairsF64F64's arguments for its lockstep work-items.
+type sweepPairsF64F64Frame struct {
+	p0 []float64
+	p1 []float64
+	p2 []float64
+	p3 []float64
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
 }
 
 // scanUpI32Locals holds the per-work-item variables of scanUpI32's fissioned group.
@@ -16483,4 +20913,262 @@ func sortPairsF64F64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1560
 	hgGroupSortScatter[float64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+}
+
+// sortHistI8Locals holds the per-work-item variables of sortHistI8's fissioned group.
+type sortHistI8Locals struct {
+}
+
+// sortHistI8Group runs one work-group of sortHistI8 (sort_types.go:10) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortHistI8Group(hgB *kernel.Block, keys []int8, hist []uint32, begin int, end int, desc bool, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortHistI8Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line sort_types.go:11
+	bins := kernel.Shared[[2048]uint32](t)
+//line sort_types.go:12
+	hgGroupSortHist[int8](hgB, keys, hist, begin, end, kindSigned, 8, desc, span, bins)
+}
+
+// hgLocalsSortHist holds the per-work-item variables of sortHist's fissioned group.
+type hgLocalsSortHist[K number] struct {
+	hgBd     []int
+	hgTid    []int
+	hgPasses []int
+}
+
+// hgGroupSortHist runs one work-group of sortHist (kernels_sort.go:36) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func hgGroupSortHist[K number](hgB *kernel.Block, keys []K, hist []uint32, begin int, end int, kind int32, width int, desc bool, span int, bins *[2048]uint32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[hgLocalsSortHist[K]](hgB)
+	_ = hgF
+	hgBd := kernelimpl.Locals(&hgF.hgBd, hgN)
+	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
+	hgPasses := kernelimpl.Locals(&hgF.hgPasses, hgN)
+	t := hgB.Thread(0)
+	_ = t
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels_sort.go:37
+		hgBd[hgI], hgTid[hgI] = t.BlockDim().X, t.ThreadIdx().X
+//line kernels_sort.go:38
+		hgPasses[hgI] = (end - begin + 7) / 8
+//line kernels_sort.go:39
+		for i := hgTid[hgI]; i < hgPasses[hgI]*256; i += hgBd[hgI] {
+			bins[i] = 0
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels_sort.go:43
+		n := len(keys)
+//line kernels_sort.go:44
+		lo, hi, step := t.GlobalX(), n, hgBd[hgI]*t.GridDim().X
+//line kernels_sort.go:45
+		if span > 0 {
+			lo = min(t.GlobalX()*span, n)
+			hi = min(lo+span, n)
+			step = 1
+		}
+//line kernels_sort.go:50
+		for i := lo; i < hi; i += step {
+			u := ordered(keys[i], kind, width, desc)
+			for p := 0; p < hgPasses[hgI]; p++ {
+				shift := begin + 8*p
+				bits := min(8, end-shift)
+				d := p*256 + int((u>>shift)&(uint64(1)<<bits-1))
+				if hgBd[hgI] == 1 {
+					bins[d]++
+				} else {
+					kernel.AtomicAdd(&bins[d], 1)
+				}
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels_sort.go:64
+		for i := hgTid[hgI]; i < hgPasses[hgI]*256; i += hgBd[hgI] {
+			if c := bins[i]; c != 0 {
+				kernel.AtomicAdd(&hist[i], c)
+			}
+		}
+	}
+}
+
+// sortHistU8Locals holds the per-work-item variables of sortHistU8's fissioned group.
+type sortHistU8Locals struct {
+}
+
+// sortHistU8Group runs one work-group of sortHistU8 (sort_types.go:30) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortHistU8Group(hgB *kernel.Block, keys []uint8, hist []uint32, begin int, end int, desc bool, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortHistU8Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line sort_types.go:31
+	bins := kernel.Shared[[2048]uint32](t)
+//line sort_types.go:32
+	hgGroupSortHist[uint8](hgB, keys, hist, begin, end, kindUnsigned, 8, desc, span, bins)
+}
+
+// sortHistI16Locals holds the per-work-item variables of sortHistI16's fissioned group.
+type sortHistI16Locals struct {
+}
+
+// sortHistI16Group runs one work-group of sortHistI16 (sort_types.go:50) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortHistI16Group(hgB *kernel.Block, keys []int16, hist []uint32, begin int, end int, desc bool, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortHistI16Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line sort_types.go:51
+	bins := kernel.Shared[[2048]uint32](t)
+//line sort_types.go:52
+	hgGroupSortHist[int16](hgB, keys, hist, begin, end, kindSigned, 16, desc, span, bins)
+}
+
+// sortHistU16Locals holds the per-work-item variables of sortHistU16's fissioned group.
+type sortHistU16Locals struct {
+}
+
+// sortHistU16Group runs one work-group of sortHistU16 (sort_types.go:70) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortHistU16Group(hgB *kernel.Block, keys []uint16, hist []uint32, begin int, end int, desc bool, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortHistU16Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line sort_types.go:71
+	bins := kernel.Shared[[2048]uint32](t)
+//line sort_types.go:72
+	hgGroupSortHist[uint16](hgB, keys, hist, begin, end, kindUnsigned, 16, desc, span, bins)
+}
+
+// sortHistI32Locals holds the per-work-item variables of sortHistI32's fissioned group.
+type sortHistI32Locals struct {
+}
+
+// sortHistI32Group runs one work-group of sortHistI32 (sort_types.go:90) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortHistI32Group(hgB *kernel.Block, keys []int32, hist []uint32, begin int, end int, desc bool, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortHistI32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line sort_types.go:91
+	bins := kernel.Shared[[2048]uint32](t)
+//line sort_types.go:92
+	hgGroupSortHist[int32](hgB, keys, hist, begin, end, kindSigned, 32, desc, span, bins)
+}
+
+// sortHistU32Locals holds the per-work-item variables of sortHistU32's fissioned group.
+type sortHistU32Locals struct {
+}
+
+// sortHistU32Group runs one work-group of sortHistU32 (sort_types.go:110) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortHistU32Group(hgB *kernel.Block, keys []uint32, hist []uint32, begin int, end int, desc bool, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortHistU32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line sort_types.go:111
+	bins := kernel.Shared[[2048]uint32](t)
+//line sort_types.go:112
+	hgGroupSortHist[uint32](hgB, keys, hist, begin, end, kindUnsigned, 32, desc, span, bins)
+}
+
+// sortHistI64Locals holds the per-work-item variables of sortHistI64's fissioned group.
+type sortHistI64Locals struct {
+}
+
+// sortHistI64Group runs one work-group of sortHistI64 (sort_types.go:130) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortHistI64Group(hgB *kernel.Block, keys []int64, hist []uint32, begin int, end int, desc bool, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortHistI64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line sort_types.go:131
+	bins := kernel.Shared[[2048]uint32](t)
+//line sort_types.go:132
+	hgGroupSortHist[int64](hgB, keys, hist, begin, end, kindSigned, 64, desc, span, bins)
+}
+
+// sortHistU64Locals holds the per-work-item variables of sortHistU64's fissioned group.
+type sortHistU64Locals struct {
+}
+
+// sortHistU64Group runs one work-group of sortHistU64 (sort_types.go:150) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortHistU64Group(hgB *kernel.Block, keys []uint64, hist []uint32, begin int, end int, desc bool, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortHistU64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line sort_types.go:151
+	bins := kernel.Shared[[2048]uint32](t)
+//line sort_types.go:152
+	hgGroupSortHist[uint64](hgB, keys, hist, begin, end, kindUnsigned, 64, desc, span, bins)
+}
+
+// sortHistF32Locals holds the per-work-item variables of sortHistF32's fissioned group.
+type sortHistF32Locals struct {
+}
+
+// sortHistF32Group runs one work-group of sortHistF32 (sort_types.go:170) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortHistF32Group(hgB *kernel.Block, keys []float32, hist []uint32, begin int, end int, desc bool, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortHistF32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line sort_types.go:171
+	bins := kernel.Shared[[2048]uint32](t)
+//line sort_types.go:172
+	hgGroupSortHist[float32](hgB, keys, hist, begin, end, kindFloat32, 32, desc, span, bins)
+}
+
+// sortHistF64Locals holds the per-work-item variables of sortHistF64's fissioned group.
+type sortHistF64Locals struct {
+}
+
+// sortHistF64Group runs one work-group of sortHistF64 (sort_types.go:190) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortHistF64Group(hgB *kernel.Block, keys []float64, hist []uint32, begin int, end int, desc bool, span int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortHistF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line sort_types.go:191
+	bins := kernel.Shared[[2048]uint32](t)
+//line sort_types.go:192
+	hgGroupSortHist[float64](hgB, keys, hist, begin, end, kindFloat64, 64, desc, span, bins)
 }

@@ -578,7 +578,7 @@ extern __shared__ __attribute__((aligned(16))) unsigned char hg_dyn_shared[];
 // ---- kernels ----
 
 #line 19 "kernels.go"
-template <bool Checked> __device__ void empty(hg_fault* hg_f) {
+template <bool Checked> HG_DEV void empty(hg_fault* hg_f) {
 }
 
 extern "C" __global__ void empty() {
@@ -589,7 +589,7 @@ extern "C" __global__ void empty_checked(hg_fault* hg_f) {
 }
 
 #line 25 "kernels.go"
-template <bool Checked> __device__ void vectorAdd(hg_slice<const float> a, hg_slice<const float> b, hg_slice<float> c, int32_t n, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void vectorAdd(hg_slice<const float> a, hg_slice<const float> b, hg_slice<float> c, int32_t n, hg_fault* hg_f) {
   {
 #line 26 "kernels.go"
     long long i = hg_global_x();
@@ -608,7 +608,7 @@ extern "C" __global__ void vector_add_checked(const float* a_p, const float* b_p
 }
 
 #line 35 "kernels.go"
-template <bool Checked> __device__ void saxpy(float alpha, hg_slice<const float> x, hg_slice<float> y, int32_t n, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void saxpy(float alpha, hg_slice<const float> x, hg_slice<float> y, int32_t n, hg_fault* hg_f) {
   {
 #line 36 "kernels.go"
     long long i = hg_global_x();
@@ -627,7 +627,7 @@ extern "C" __global__ void saxpy_checked(float alpha, const float* x_p, float* y
 }
 
 #line 44 "kernels.go"
-template <bool Checked> __device__ void fillF32(hg_slice<float> p, float value, int32_t n, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void fillF32(hg_slice<float> p, float value, int32_t n, hg_fault* hg_f) {
   {
 #line 45 "kernels.go"
     long long i = hg_global_x();
@@ -646,7 +646,7 @@ extern "C" __global__ void fill_f32_checked(float* p_p, float value, int32_t n, 
 }
 
 #line 58 "kernels.go"
-template <bool Checked> __device__ void reduceSum(hg_slice<const float> in, hg_slice<float> partial, int32_t n, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void reduceSum(hg_slice<const float> in, hg_slice<float> partial, int32_t n, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sdata = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   long long tid = (long long)hg_tid_x();
   long long stride = hg_mul((long long)hg_gdim_x(), (long long)hg_bdim_x());
@@ -692,7 +692,7 @@ extern "C" __global__ void reduce_sum_checked(const float* in_p, float* partial_
 }
 
 #line 86 "kernels.go"
-template <bool Checked> __device__ void transpose(hg_slice<const float> in, hg_slice<float> out, int32_t rows, int32_t cols, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void transpose(hg_slice<const float> in, hg_slice<float> out, int32_t rows, int32_t cols, hg_fault* hg_f) {
   __shared__ hg_array<hg_array<float, 33>, 32> hg_shared_tile;
   hg_array<hg_array<float, 33>, 32>* tile = &hg_shared_tile;
 #line 88 "kernels.go"
@@ -726,7 +726,7 @@ extern "C" __global__ void __launch_bounds__(256) transpose_checked(const float*
 }
 
 #line 112 "kernels.go"
-template <bool Checked> __device__ void sgemm(int32_t m, int32_t n, int32_t k, float alpha, hg_slice<const float> a, hg_slice<const float> b, float beta, hg_slice<float> c, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sgemm(int32_t m, int32_t n, int32_t k, float alpha, hg_slice<const float> a, hg_slice<const float> b, float beta, hg_slice<float> c, hg_fault* hg_f) {
   __shared__ hg_array<hg_array<float, 16>, 16> hg_shared_as;
   hg_array<hg_array<float, 16>, 16>* as = &hg_shared_as;
 #line 114 "kernels.go"

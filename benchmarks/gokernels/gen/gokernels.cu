@@ -577,10 +577,10 @@ extern __shared__ __attribute__((aligned(16))) unsigned char hg_dyn_shared[];
 
 // ---- device functions ----
 
-template <bool Checked, class T> __device__ void reduceBlock(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> sdata, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void reduceBlock(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> sdata, hg_fault* hg_f);
 
 #line 78 "kernels.go"
-template <bool Checked, class T> __device__ void reduceBlock(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> sdata, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void reduceBlock(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> sdata, hg_fault* hg_f) {
   long long tid = (long long)hg_tid_x();
   long long bs = (long long)hg_bdim_x();
   long long ws = hg_warp_size();
@@ -634,7 +634,7 @@ template <bool Checked, class T> __device__ void reduceBlock(hg_slice<const T> i
 // ---- kernels ----
 
 #line 17 "kernels.go"
-template <bool Checked> __device__ void vectorAdd(hg_slice<const float> a, hg_slice<const float> b, hg_slice<float> c, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void vectorAdd(hg_slice<const float> a, hg_slice<const float> b, hg_slice<float> c, hg_fault* hg_f) {
   long long i = hg_global_x();
   if (i < c.n) {
     hg_ref<Checked>(c, i, hg_f, 20, 0) = hg_ld<Checked>(a, i, hg_f, 20, 0) + hg_ld<Checked>(b, i, hg_f, 20, 0);
@@ -649,7 +649,7 @@ extern "C" __global__ void vector_add_checked(const float* a_p, const float* b_p
 }
 
 #line 28 "kernels.go"
-template <bool Checked> __device__ void matrixMul16(hg_slice<float> c, hg_slice<const float> a, hg_slice<const float> b, int32_t wA, int32_t wB, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void matrixMul16(hg_slice<float> c, hg_slice<const float> a, hg_slice<const float> b, int32_t wA, int32_t wB, hg_fault* hg_f) {
   __shared__ hg_array<hg_array<float, 16>, 16> hg_shared_as;
   hg_array<hg_array<float, 16>, 16>* as = &hg_shared_as;
 #line 30 "kernels.go"
@@ -707,7 +707,7 @@ extern "C" __global__ void matrix_mul16_checked(float* c_p, const float* a_p, co
 }
 
 #line 52 "kernels.go"
-template <bool Checked> __device__ void matrixMul32(hg_slice<float> c, hg_slice<const float> a, hg_slice<const float> b, int32_t wA, int32_t wB, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void matrixMul32(hg_slice<float> c, hg_slice<const float> a, hg_slice<const float> b, int32_t wA, int32_t wB, hg_fault* hg_f) {
   __shared__ hg_array<hg_array<float, 32>, 32> hg_shared_as;
   hg_array<hg_array<float, 32>, 32>* as = &hg_shared_as;
 #line 54 "kernels.go"
@@ -765,7 +765,7 @@ extern "C" __global__ void matrix_mul32_checked(float* c_p, const float* a_p, co
 }
 
 #line 112 "kernels.go"
-template <bool Checked> __device__ void reduceF32(hg_slice<const float> in, hg_slice<float> out, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void reduceF32(hg_slice<const float> in, hg_slice<float> out, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   reduceBlock<Checked, float>(in, out, hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float))), hg_f);
 }
 
@@ -777,7 +777,7 @@ extern "C" __global__ void reduce_f32_checked(const float* in_p, long long in_n,
 }
 
 #line 119 "kernels.go"
-template <bool Checked> __device__ void reduceI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void reduceI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   reduceBlock<Checked, int32_t>(in, out, hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t))), hg_f);
 }
 
@@ -789,7 +789,7 @@ extern "C" __global__ void reduce_i32_checked(const int32_t* in_p, long long in_
 }
 
 #line 128 "kernels.go"
-template <bool Checked> __device__ void histogram256(hg_slice<const uint8_t> data, hg_slice<uint32_t> bins, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void histogram256(hg_slice<const uint8_t> data, hg_slice<uint32_t> bins, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_local;
   hg_array<uint32_t, 256>* local = &hg_shared_local;
 #line 130 "kernels.go"
@@ -878,7 +878,7 @@ extern "C" __global__ void histogram256_checked(const uint8_t* data_p, long long
 }
 
 #line 150 "kernels.go"
-template <bool Checked> __device__ void transpose(hg_slice<float> out, hg_slice<const float> in, int32_t rows, int32_t cols, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void transpose(hg_slice<float> out, hg_slice<const float> in, int32_t rows, int32_t cols, hg_fault* hg_f) {
   __shared__ hg_array<hg_array<float, 33>, 32> hg_shared_tile;
   hg_array<hg_array<float, 33>, 32>* tile = &hg_shared_tile;
 #line 152 "kernels.go"
@@ -907,7 +907,7 @@ extern "C" __global__ void transpose_checked(float* out_p, const float* in_p, in
 }
 
 #line 175 "kernels.go"
-template <bool Checked> __device__ void scanBlock(hg_slice<int32_t> data, hg_slice<int32_t> sums, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanBlock(hg_slice<int32_t> data, hg_slice<int32_t> sums, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warpSums;
   hg_array<int32_t, 32>* warpSums = &hg_shared_warpSums;
 #line 177 "kernels.go"
@@ -968,7 +968,7 @@ extern "C" __global__ void scan_block_checked(int32_t* data_p, long long data_n,
 }
 
 #line 226 "kernels.go"
-template <bool Checked> __device__ void uniformAdd(hg_slice<int32_t> data, hg_slice<const int32_t> sums, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void uniformAdd(hg_slice<int32_t> data, hg_slice<const int32_t> sums, hg_fault* hg_f) {
   long long i = hg_global_x();
   {
 #line 228 "kernels.go"

@@ -607,31 +607,31 @@ extern __shared__ __attribute__((aligned(16))) unsigned char hg_dyn_shared[];
 
 // ---- device functions ----
 
-template <bool Checked> __device__ hg_tuple3<long long, long long, long long> hipgoRange(long long n, long long span, hg_fault* hg_f);
-template <bool Checked> __device__ float softplus_Apply(softplus o, float x, hg_fault* hg_f);
-template <bool Checked> __device__ float hg_m_Apply(softplus o, float x, hg_fault* hg_f);
-template <bool Checked> __device__ float axpyClip_Apply(axpyClip o, float a, float x, float y, hg_fault* hg_f);
-template <bool Checked> __device__ float hg_m_Apply(axpyClip o, float a, float x, float y, hg_fault* hg_f);
-template <bool Checked> __device__ double sqDist_Apply(sqDist o, double x, double y, double cx, double cy, hg_fault* hg_f);
-template <bool Checked> __device__ double hg_m_Apply(sqDist o, double x, double y, double cx, double cy, hg_fault* hg_f);
-template <bool Checked> __device__ double farthest_Apply(farthest o, double a, double b, hg_fault* hg_f);
-template <bool Checked> __device__ double hg_m_Apply(farthest o, double a, double b, hg_fault* hg_f);
-template <bool Checked> __device__ long long hipgoAt(long long i, long long d, long long m, hg_fault* hg_f);
-template <bool Checked> __device__ double farthest_Identity(farthest o, hg_fault* hg_f);
-template <bool Checked> __device__ double hg_m_Identity(farthest o, hg_fault* hg_f);
-template <bool Checked, class F, class T> __device__ T hipgoBlockReduce(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked, class F, class T> __device__ hg_tuple2<T, T> hipgoBlockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked, class F, class T> __device__ void hipgoScanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, long long mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked> __device__ bool fartherFirst_Less(fartherFirst o, double a, double b, hg_fault* hg_f);
-template <bool Checked> __device__ bool hg_m_Less(fartherFirst o, double a, double b, hg_fault* hg_f);
-template <bool Checked, class F, class K> __device__ long long hipgoRankIn(hg_slice<const K> s, K k, bool after, hg_fault* hg_f);
-template <bool Checked, class F, class K> __device__ void hipgoMergeSortTiles(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_fault* hg_f);
-template <bool Checked, class F, class K> __device__ long long hipgoMergePath(hg_slice<const K> a, hg_slice<const K> b, long long d, hg_fault* hg_f);
-template <bool Checked, class F, class K> __device__ void hipgoMergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, hg_fault* hg_f);
-template <bool Checked, class F, class K> __device__ void hipgoMergeRuns(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple3<long long, long long, long long> hipgoRange(long long n, long long span, hg_fault* hg_f);
+template <bool Checked> HG_DEV float softplus_Apply(softplus o, float x, hg_fault* hg_f);
+template <bool Checked> HG_DEV float hg_m_Apply(softplus o, float x, hg_fault* hg_f);
+template <bool Checked> HG_DEV float axpyClip_Apply(axpyClip o, float a, float x, float y, hg_fault* hg_f);
+template <bool Checked> HG_DEV float hg_m_Apply(axpyClip o, float a, float x, float y, hg_fault* hg_f);
+template <bool Checked> HG_DEV double sqDist_Apply(sqDist o, double x, double y, double cx, double cy, hg_fault* hg_f);
+template <bool Checked> HG_DEV double hg_m_Apply(sqDist o, double x, double y, double cx, double cy, hg_fault* hg_f);
+template <bool Checked> HG_DEV double farthest_Apply(farthest o, double a, double b, hg_fault* hg_f);
+template <bool Checked> HG_DEV double hg_m_Apply(farthest o, double a, double b, hg_fault* hg_f);
+template <bool Checked> HG_DEV long long hipgoAt(long long i, long long d, long long m, hg_fault* hg_f);
+template <bool Checked> HG_DEV double farthest_Identity(farthest o, hg_fault* hg_f);
+template <bool Checked> HG_DEV double hg_m_Identity(farthest o, hg_fault* hg_f);
+template <bool Checked, class F, class T> HG_DEV T hipgoBlockReduce(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class F, class T> HG_DEV hg_tuple2<T, T> hipgoBlockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class F, class T> HG_DEV void hipgoScanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, long long mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked> HG_DEV bool fartherFirst_Less(fartherFirst o, double a, double b, hg_fault* hg_f);
+template <bool Checked> HG_DEV bool hg_m_Less(fartherFirst o, double a, double b, hg_fault* hg_f);
+template <bool Checked, class F, class K> HG_DEV long long hipgoRankIn(hg_slice<const K> s, K k, bool after, hg_fault* hg_f);
+template <bool Checked, class F, class K> HG_DEV void hipgoMergeSortTiles(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_fault* hg_f);
+template <bool Checked, class F, class K> HG_DEV long long hipgoMergePath(hg_slice<const K> a, hg_slice<const K> b, long long d, hg_fault* hg_f);
+template <bool Checked, class F, class K> HG_DEV void hipgoMergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, hg_fault* hg_f);
+template <bool Checked, class F, class K> HG_DEV void hipgoMergeRuns(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f);
 
 #line 23 "hipgo_inst_gen.go"
-template <bool Checked> __device__ hg_tuple3<long long, long long, long long> hipgoRange(long long n, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple3<long long, long long, long long> hipgoRange(long long n, long long span, hg_fault* hg_f) {
   __attribute__((unused)) long long lo = {};
 #line 24 "hipgo_inst_gen.go"
   if (span > 0LL) {
@@ -642,7 +642,7 @@ template <bool Checked> __device__ hg_tuple3<long long, long long, long long> hi
 }
 
 #line 23 "ops.go"
-template <bool Checked> __device__ float softplus_Apply(softplus o, float x, hg_fault* hg_f) {
+template <bool Checked> HG_DEV float softplus_Apply(softplus o, float x, hg_fault* hg_f) {
   if (x > 0.0f) {
     return x + hg_log(1.0f + hg_exp(-x));
   }
@@ -650,7 +650,7 @@ template <bool Checked> __device__ float softplus_Apply(softplus o, float x, hg_
 }
 
 #line 23 "ops.go"
-template <bool Checked> __device__ float hg_m_Apply(softplus o, float x, hg_fault* hg_f) {
+template <bool Checked> HG_DEV float hg_m_Apply(softplus o, float x, hg_fault* hg_f) {
   if (x > 0.0f) {
     return x + hg_log(1.0f + hg_exp(-x));
   }
@@ -658,17 +658,17 @@ template <bool Checked> __device__ float hg_m_Apply(softplus o, float x, hg_faul
 }
 
 #line 15 "ops.go"
-template <bool Checked> __device__ float axpyClip_Apply(axpyClip o, float a, float x, float y, hg_fault* hg_f) {
+template <bool Checked> HG_DEV float axpyClip_Apply(axpyClip o, float a, float x, float y, hg_fault* hg_f) {
   return hg_min(hg_max((a * x) + y, -1.0f), 1.0f);
 }
 
 #line 15 "ops.go"
-template <bool Checked> __device__ float hg_m_Apply(axpyClip o, float a, float x, float y, hg_fault* hg_f) {
+template <bool Checked> HG_DEV float hg_m_Apply(axpyClip o, float a, float x, float y, hg_fault* hg_f) {
   return hg_min(hg_max((a * x) + y, -1.0f), 1.0f);
 }
 
 #line 33 "ops.go"
-template <bool Checked> __device__ double sqDist_Apply(sqDist o, double x, double y, double cx, double cy, hg_fault* hg_f) {
+template <bool Checked> HG_DEV double sqDist_Apply(sqDist o, double x, double y, double cx, double cy, hg_fault* hg_f) {
   double hg_t1 = x - cx;
   double hg_t2 = y - cy;
   double dx = hg_t1;
@@ -678,7 +678,7 @@ template <bool Checked> __device__ double sqDist_Apply(sqDist o, double x, doubl
 }
 
 #line 33 "ops.go"
-template <bool Checked> __device__ double hg_m_Apply(sqDist o, double x, double y, double cx, double cy, hg_fault* hg_f) {
+template <bool Checked> HG_DEV double hg_m_Apply(sqDist o, double x, double y, double cx, double cy, hg_fault* hg_f) {
   double hg_t1 = x - cx;
   double hg_t2 = y - cy;
   double dx = hg_t1;
@@ -688,19 +688,19 @@ template <bool Checked> __device__ double hg_m_Apply(sqDist o, double x, double 
 }
 
 #line 43 "ops.go"
-template <bool Checked> __device__ double farthest_Apply(farthest o, double a, double b, hg_fault* hg_f) {
+template <bool Checked> HG_DEV double farthest_Apply(farthest o, double a, double b, hg_fault* hg_f) {
 #line 43 "ops.go"
   return hg_max(a, b);
 }
 
 #line 43 "ops.go"
-template <bool Checked> __device__ double hg_m_Apply(farthest o, double a, double b, hg_fault* hg_f) {
+template <bool Checked> HG_DEV double hg_m_Apply(farthest o, double a, double b, hg_fault* hg_f) {
 #line 43 "ops.go"
   return hg_max(a, b);
 }
 
 #line 33 "hipgo_inst_gen.go"
-template <bool Checked> __device__ long long hipgoAt(long long i, long long d, long long m, hg_fault* hg_f) {
+template <bool Checked> HG_DEV long long hipgoAt(long long i, long long d, long long m, hg_fault* hg_f) {
   if (m == 1LL) {
     return 0LL;
   }
@@ -711,19 +711,19 @@ template <bool Checked> __device__ long long hipgoAt(long long i, long long d, l
 }
 
 #line 44 "ops.go"
-template <bool Checked> __device__ double farthest_Identity(farthest o, hg_fault* hg_f) {
+template <bool Checked> HG_DEV double farthest_Identity(farthest o, hg_fault* hg_f) {
 #line 44 "ops.go"
   return 0.0;
 }
 
 #line 44 "ops.go"
-template <bool Checked> __device__ double hg_m_Identity(farthest o, hg_fault* hg_f) {
+template <bool Checked> HG_DEV double hg_m_Identity(farthest o, hg_fault* hg_f) {
 #line 44 "ops.go"
   return 0.0;
 }
 
 #line 100 "hipgo_inst_gen.go"
-template <bool Checked, class F, class T> __device__ T hipgoBlockReduce(T v, hg_array<T, 32>* warps, hg_fault* hg_f) {
+template <bool Checked, class F, class T> HG_DEV T hipgoBlockReduce(T v, hg_array<T, 32>* warps, hg_fault* hg_f) {
   F op = {};
   long long bd = (long long)hg_bdim_x();
   if (bd == 1LL) {
@@ -758,7 +758,7 @@ template <bool Checked, class F, class T> __device__ T hipgoBlockReduce(T v, hg_
 }
 
 #line 181 "hipgo_inst_gen.go"
-template <bool Checked, class F, class T> __device__ hg_tuple2<T, T> hipgoBlockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f) {
+template <bool Checked, class F, class T> HG_DEV hg_tuple2<T, T> hipgoBlockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f) {
   F op = {};
   long long hg_t1 = hg_warp_size();
   long long hg_t2 = hg_lane();
@@ -808,7 +808,7 @@ template <bool Checked, class F, class T> __device__ hg_tuple2<T, T> hipgoBlockS
 }
 
 #line 227 "hipgo_inst_gen.go"
-template <bool Checked, class F, class T> __device__ void hipgoScanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, long long mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f) {
+template <bool Checked, class F, class T> HG_DEV void hipgoScanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, long long mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f) {
   F op = {};
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
@@ -921,19 +921,19 @@ template <bool Checked, class F, class T> __device__ void hipgoScanTiles(hg_slic
 }
 
 #line 50 "ops.go"
-template <bool Checked> __device__ bool fartherFirst_Less(fartherFirst o, double a, double b, hg_fault* hg_f) {
+template <bool Checked> HG_DEV bool fartherFirst_Less(fartherFirst o, double a, double b, hg_fault* hg_f) {
 #line 50 "ops.go"
   return a > b;
 }
 
 #line 50 "ops.go"
-template <bool Checked> __device__ bool hg_m_Less(fartherFirst o, double a, double b, hg_fault* hg_f) {
+template <bool Checked> HG_DEV bool hg_m_Less(fartherFirst o, double a, double b, hg_fault* hg_f) {
 #line 50 "ops.go"
   return a > b;
 }
 
 #line 325 "hipgo_inst_gen.go"
-template <bool Checked, class F, class K> __device__ long long hipgoRankIn(hg_slice<const K> s, K k, bool after, hg_fault* hg_f) {
+template <bool Checked, class F, class K> HG_DEV long long hipgoRankIn(hg_slice<const K> s, K k, bool after, hg_fault* hg_f) {
   F op = {};
   long long hg_t1 = 0LL;
   long long hg_t2 = s.n;
@@ -956,7 +956,7 @@ template <bool Checked, class F, class K> __device__ long long hipgoRankIn(hg_sl
 }
 
 #line 350 "hipgo_inst_gen.go"
-template <bool Checked, class F, class K> __device__ void hipgoMergeSortTiles(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_fault* hg_f) {
+template <bool Checked, class F, class K> HG_DEV void hipgoMergeSortTiles(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_fault* hg_f) {
   F op = {};
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
@@ -1129,7 +1129,7 @@ template <bool Checked, class F, class K> __device__ void hipgoMergeSortTiles(hg
 }
 
 #line 309 "hipgo_inst_gen.go"
-template <bool Checked, class F, class K> __device__ long long hipgoMergePath(hg_slice<const K> a, hg_slice<const K> b, long long d, hg_fault* hg_f) {
+template <bool Checked, class F, class K> HG_DEV long long hipgoMergePath(hg_slice<const K> a, hg_slice<const K> b, long long d, hg_fault* hg_f) {
   F op = {};
   long long hg_t1 = hg_max(0LL, hg_sub(d, b.n));
   long long hg_t2 = hg_min(d, a.n);
@@ -1148,7 +1148,7 @@ template <bool Checked, class F, class K> __device__ long long hipgoMergePath(hg
 }
 
 #line 415 "hipgo_inst_gen.go"
-template <bool Checked, class F, class K> __device__ void hipgoMergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, hg_fault* hg_f) {
+template <bool Checked, class F, class K> HG_DEV void hipgoMergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, hg_fault* hg_f) {
   F op = {};
   hg_slice<const K> hg_t1 = hg_sub<Checked>(src, as, bs, hg_f, 417, 0);
   hg_slice<const K> hg_t2 = hg_sub<Checked>(src, bs, be, hg_f, 417, 0);
@@ -1173,7 +1173,7 @@ template <bool Checked, class F, class K> __device__ void hipgoMergeRange(hg_sli
 }
 
 #line 443 "hipgo_inst_gen.go"
-template <bool Checked, class F, class K> __device__ void hipgoMergeRuns(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f) {
+template <bool Checked, class F, class K> HG_DEV void hipgoMergeRuns(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f) {
   F op = {};
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
@@ -1312,7 +1312,7 @@ template <bool Checked, class F, class K> __device__ void hipgoMergeRuns(hg_slic
 // ---- kernels ----
 
 #line 51 "hipgo_inst_gen.go"
-template <bool Checked, class F, class R, class X1> __device__ void hipgoMap1(hg_slice<R> out, hg_slice<const X1> x1, long long d1, long long m1, long long span, hg_fault* hg_f) {
+template <bool Checked, class F, class R, class X1> HG_DEV void hipgoMap1(hg_slice<R> out, hg_slice<const X1> x1, long long d1, long long m1, long long span, hg_fault* hg_f) {
   F op = {};
   auto hg_m1 = hipgoRange<Checked>(out.n, span, hg_f);
   long long lo = hg_m1.r0;
@@ -1348,7 +1348,7 @@ extern "C" __global__ void hipgo_map1_softplus_float32_float32_checked(float* ou
 }
 
 #line 67 "hipgo_inst_gen.go"
-template <bool Checked, class F, class R, class X1, class X2, class X3> __device__ void hipgoMap3(hg_slice<R> out, hg_slice<const X1> x1, long long d1, long long m1, hg_slice<const X2> x2, long long d2, long long m2, hg_slice<const X3> x3, long long d3, long long m3, long long span, hg_fault* hg_f) {
+template <bool Checked, class F, class R, class X1, class X2, class X3> HG_DEV void hipgoMap3(hg_slice<R> out, hg_slice<const X1> x1, long long d1, long long m1, hg_slice<const X2> x2, long long d2, long long m2, hg_slice<const X3> x3, long long d3, long long m3, long long span, hg_fault* hg_f) {
   F op = {};
   auto hg_m1 = hipgoRange<Checked>(out.n, span, hg_f);
   long long lo = hg_m1.r0;
@@ -1384,7 +1384,7 @@ extern "C" __global__ void hipgo_map3_axpy_clip_float32_float32_float32_float32_
 }
 
 #line 83 "hipgo_inst_gen.go"
-template <bool Checked, class F, class R, class X1, class X2, class X3, class X4> __device__ void hipgoMap4(hg_slice<R> out, hg_slice<const X1> x1, long long d1, long long m1, hg_slice<const X2> x2, long long d2, long long m2, hg_slice<const X3> x3, long long d3, long long m3, hg_slice<const X4> x4, long long d4, long long m4, long long span, hg_fault* hg_f) {
+template <bool Checked, class F, class R, class X1, class X2, class X3, class X4> HG_DEV void hipgoMap4(hg_slice<R> out, hg_slice<const X1> x1, long long d1, long long m1, hg_slice<const X2> x2, long long d2, long long m2, hg_slice<const X3> x3, long long d3, long long m3, hg_slice<const X4> x4, long long d4, long long m4, long long span, hg_fault* hg_f) {
   F op = {};
   auto hg_m1 = hipgoRange<Checked>(out.n, span, hg_f);
   long long lo = hg_m1.r0;
@@ -1420,7 +1420,7 @@ extern "C" __global__ void hipgo_map4_sq_dist_float64_float64_float64_float64_fl
 }
 
 #line 135 "hipgo_inst_gen.go"
-template <bool Checked, class F, class T> __device__ void hipgoReduce(hg_slice<const T> in, hg_slice<T> out, long long span, hg_fault* hg_f) {
+template <bool Checked, class F, class T> HG_DEV void hipgoReduce(hg_slice<const T> in, hg_slice<T> out, long long span, hg_fault* hg_f) {
   __shared__ hg_array<T, 32> hg_shared_warps;
   hg_array<T, 32>* warps = &hg_shared_warps;
 #line 137 "hipgo_inst_gen.go"
@@ -1465,7 +1465,7 @@ extern "C" __global__ void hipgo_reduce_farthest_float64_checked(const double* i
 }
 
 #line 515 "hipgo_inst_gen.go"
-template <bool Checked, class F, class T> __device__ void hipgoScan(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, long long mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked, class F, class T> HG_DEV void hipgoScan(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, long long mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<T, 32> hg_shared_warps;
   hg_array<T, 32>* warps = &hg_shared_warps;
 #line 517 "hipgo_inst_gen.go"
@@ -1481,7 +1481,7 @@ extern "C" __global__ void hipgo_scan_farthest_float64_checked(const double* in_
 }
 
 #line 526 "hipgo_inst_gen.go"
-template <bool Checked, class F, class K> __device__ void hipgoMergeBlock(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked, class F, class K> HG_DEV void hipgoMergeBlock(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<K> sk = hg_make_slice((K*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(K)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -1497,7 +1497,7 @@ extern "C" __global__ void hipgo_merge_block_farther_first_float64_checked(const
 }
 
 #line 537 "hipgo_inst_gen.go"
-template <bool Checked, class F, class K> __device__ void hipgoMergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked, class F, class K> HG_DEV void hipgoMergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<K> sk = hg_make_slice((K*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(K)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;

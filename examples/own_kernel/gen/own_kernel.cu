@@ -576,7 +576,7 @@ template <class T> HG_DEV T hg_atomic_max(T* p, T v) { return hg_atomic_max_int(
 // ---- kernels ----
 
 #line 12 "poly.go"
-template <bool Checked> __device__ void poly3(hg_slice<const float> x, hg_slice<float> y, float a, float b, float c, float d, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void poly3(hg_slice<const float> x, hg_slice<float> y, float a, float b, float c, float d, hg_fault* hg_f) {
   long long i = hg_global_x();
   if ((i < y.n) && (i < x.n)) {
     float v = hg_ld<Checked>(x, i, hg_f, 15, 2);

@@ -575,12 +575,12 @@ template <class T> HG_DEV T hg_atomic_max(T* p, T v) { return hg_atomic_max_int(
 
 // ---- device functions ----
 
-template <bool Checked> __device__ hg_tuple3<long long, long long, long long> rangeOf(long long n, long long span, hg_fault* hg_f);
-template <bool Checked> __device__ long long at(long long i, long long d, long long m, hg_fault* hg_f);
-template <bool Checked, class T> __device__ bool holds(T x, T y, int32_t op, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple3<long long, long long, long long> rangeOf(long long n, long long span, hg_fault* hg_f);
+template <bool Checked> HG_DEV long long at(long long i, long long d, long long m, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV bool holds(T x, T y, int32_t op, hg_fault* hg_f);
 
 #line 78 "kernels.go"
-template <bool Checked> __device__ hg_tuple3<long long, long long, long long> rangeOf(long long n, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple3<long long, long long, long long> rangeOf(long long n, long long span, hg_fault* hg_f) {
   if (span > 0LL) {
     long long lo = hg_mul(hg_global_x(), span);
     return hg_tuple3<long long, long long, long long>{lo, hg_min(hg_add(lo, span), n), 1LL};
@@ -589,7 +589,7 @@ template <bool Checked> __device__ hg_tuple3<long long, long long, long long> ra
 }
 
 #line 37 "kernels.go"
-template <bool Checked> __device__ long long at(long long i, long long d, long long m, hg_fault* hg_f) {
+template <bool Checked> HG_DEV long long at(long long i, long long d, long long m, hg_fault* hg_f) {
   if (m == 1LL) {
     return 0LL;
   }
@@ -600,7 +600,7 @@ template <bool Checked> __device__ long long at(long long i, long long d, long l
 }
 
 #line 87 "kernels.go"
-template <bool Checked, class T> __device__ bool holds(T x, T y, int32_t op, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV bool holds(T x, T y, int32_t op, hg_fault* hg_f) {
   {
     int32_t hg_tag2 = op;
 #line 89 "kernels.go"
@@ -623,7 +623,7 @@ template <bool Checked, class T> __device__ bool holds(T x, T y, int32_t op, hg_
 // ---- kernels ----
 
 #line 53 "kernels.go"
-template <bool Checked, class T> __device__ void arith(hg_slice<const T> x, long long dx, long long mx, hg_slice<const T> y, long long dy, long long my, hg_slice<T> out, int32_t op, long long span, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void arith(hg_slice<const T> x, long long dx, long long mx, hg_slice<const T> y, long long dy, long long my, hg_slice<T> out, int32_t op, long long span, hg_fault* hg_f) {
   auto hg_m1 = rangeOf<Checked>(out.n, span, hg_f);
   long long lo = hg_m1.r0;
   long long hi = hg_m1.r1;
@@ -741,7 +741,7 @@ extern "C" __global__ void arith_float64_checked(const double* x_p, long long dx
 }
 
 #line 108 "kernels.go"
-template <bool Checked, class T> __device__ void compare(hg_slice<const T> x, long long dx, long long mx, hg_slice<const T> y, long long dy, long long my, T c, bool scalar, hg_slice<uint8_t> out, int32_t op, long long span, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void compare(hg_slice<const T> x, long long dx, long long mx, hg_slice<const T> y, long long dy, long long my, T c, bool scalar, hg_slice<uint8_t> out, int32_t op, long long span, hg_fault* hg_f) {
   auto hg_m1 = rangeOf<Checked>(out.n, span, hg_f);
   long long lo = hg_m1.r0;
   long long hi = hg_m1.r1;
@@ -834,7 +834,7 @@ extern "C" __global__ void compare_float64_checked(const double* x_p, long long 
 }
 
 #line 127 "kernels.go"
-template <bool Checked, class T> __device__ void where(hg_slice<const uint8_t> mask, hg_slice<const T> x, hg_slice<const T> y, T c, bool scalar, hg_slice<T> out, long long span, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void where(hg_slice<const uint8_t> mask, hg_slice<const T> x, hg_slice<const T> y, T c, bool scalar, hg_slice<T> out, long long span, hg_fault* hg_f) {
   auto hg_m1 = rangeOf<Checked>(out.n, span, hg_f);
   long long lo = hg_m1.r0;
   long long hi = hg_m1.r1;
@@ -923,7 +923,7 @@ extern "C" __global__ void where_float64_checked(const uint8_t* mask_p, const do
 }
 
 #line 145 "kernels.go"
-template <bool Checked, class T> __device__ void clip(hg_slice<const T> in, hg_slice<T> out, T lo, T hi, long long span, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void clip(hg_slice<const T> in, hg_slice<T> out, T lo, T hi, long long span, hg_fault* hg_f) {
   auto hg_m1 = rangeOf<Checked>(out.n, span, hg_f);
   long long first = hg_m1.r0;
   long long last = hg_m1.r1;
@@ -1014,7 +1014,7 @@ extern "C" __global__ void clip_float64_checked(const double* in_p, double* out_
 }
 
 #line 166 "kernels.go"
-template <bool Checked, class T, class U> __device__ void cast(hg_slice<const T> in, hg_slice<U> out, bool sat, double minF, double maxF, U minV, U maxV, long long span, hg_fault* hg_f) {
+template <bool Checked, class T, class U> HG_DEV void cast(hg_slice<const T> in, hg_slice<U> out, bool sat, double minF, double maxF, U minV, U maxV, long long span, hg_fault* hg_f) {
   auto hg_m1 = rangeOf<Checked>(out.n, span, hg_f);
   long long lo = hg_m1.r0;
   long long hi = hg_m1.r1;
@@ -1419,7 +1419,7 @@ extern "C" __global__ void cast_float64_float64_checked(const double* in_p, doub
 }
 
 #line 193 "kernels.go"
-template <bool Checked, class T> __device__ void nonzero(hg_slice<const T> in, hg_slice<int64_t> out, long long span, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void nonzero(hg_slice<const T> in, hg_slice<int64_t> out, long long span, hg_fault* hg_f) {
   auto hg_m1 = rangeOf<Checked>(out.n, span, hg_f);
   long long lo = hg_m1.r0;
   long long hi = hg_m1.r1;

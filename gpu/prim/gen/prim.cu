@@ -745,69 +745,69 @@ extern __shared__ __attribute__((aligned(16))) unsigned char hg_dyn_shared[];
 
 // ---- device functions ----
 
-template <bool Checked, class T> __device__ T combine(T a, T b, int32_t op, hg_fault* hg_f);
-template <bool Checked, class T> __device__ T blockReduce(T v, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void reduceOut(T acc, hg_slice<T> out, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple3<long long, long long, long long> stripes4(hg_fault* hg_f);
-template <bool Checked, class T> __device__ T combine4(hg_array<T, 4> a, int32_t op, hg_fault* hg_f);
-template <bool Checked, class T> __device__ T accumulateVec4(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f);
-template <bool Checked, class T> __device__ T sumOf(hg_slice<const T> s, hg_fault* hg_f);
-template <bool Checked, class T> __device__ T accumulateSpan(hg_slice<const T> in, T acc, int32_t op, long long span, hg_fault* hg_f);
-template <bool Checked, class T> __device__ T accumulate4(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void reduceTo(hg_slice<const T> in, hg_slice<T> out, T id, int32_t op, long long span, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked, class T> __device__ bool beats(T v, int64_t vi, T x, bool isMax, hg_fault* hg_f);
-template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argPick(T v, int64_t vi, hg_array<T, 4> a, int64_t ai, int64_t step, bool isMax, hg_fault* hg_f);
-template <bool Checked, class T> __device__ bool better(T a, int64_t ai, T b, int64_t bi, bool isMax, hg_fault* hg_f);
-template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateVec4(hg_slice<const T> in, bool isMax, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void argReduceOut(T v, int64_t vi, hg_slice<T> outV, hg_slice<int64_t> outI, bool isMax, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f);
-template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argSpan(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, long long span, hg_fault* hg_f);
-template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulate4(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void argReduceTo(hg_slice<const T> in, hg_slice<const int64_t> inI, hg_slice<T> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void tileSum(hg_slice<const T> in, hg_slice<T> sums, long long tile, long long tpb, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked, class T> __device__ hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void scanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, bool useOffs, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f);
-template <bool Checked, class T> __device__ T unaryOf(T x, int32_t op, T a, hg_fault* hg_f);
-template <bool Checked, class T> __device__ hg_array<T, 4> unary4(hg_array<T, 4> v, int32_t op, T a, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void unaryVec4(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void unary(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, long long span, hg_fault* hg_f);
-template <bool Checked, class T> __device__ T binaryOf(T x, T y, int32_t op, hg_fault* hg_f);
-template <bool Checked, class T> __device__ hg_array<T, 4> binary4(hg_array<T, 4> x, hg_array<T, 4> y, int32_t op, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void binaryVec4(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void binary(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, long long span, hg_fault* hg_f);
-template <bool Checked, class T> __device__ T fold(hg_slice<const T> s, T acc, int32_t op, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void segReduce(hg_slice<const T> in, hg_slice<const int64_t> offs, hg_slice<T> out, T id, int32_t op, long long span, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked, class T> __device__ bool chosen(hg_slice<const T> in, hg_slice<const uint8_t> flags, long long i, int32_t pred, T a, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void selectCount(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, T a, long long tile, hg_array<int64_t, 32>* warps, hg_fault* hg_f);
-template <bool Checked> __device__ long long popc(uint64_t x, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void selectScatter(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, T a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_array<int64_t, 32>* warps, hg_array<int32_t, 32>* wc, hg_fault* hg_f);
-template <bool Checked, class T> __device__ hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f);
-template <bool Checked, class T> __device__ hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> in, hg_slice<const uint8_t> heads, hg_slice<T> out, hg_slice<T> sums, hg_slice<uint8_t> sumHeads, hg_slice<const T> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
-template <bool Checked, class T> __device__ T accumulateVec2(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f);
-template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argPick2(T v, int64_t vi, hg_array<T, 2> a, int64_t ai, bool isMax, hg_fault* hg_f);
-template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateVec2(hg_slice<const T> in, bool isMax, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void unaryVec2(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void binaryVec2(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void histShift(hg_slice<const T> samples, hg_slice<uint32_t> local, int64_t lowerI, int64_t widthI, long long shift, long long lo, long long hi, long long span, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void histogramEven(hg_slice<const T> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, hg_slice<uint32_t> local, hg_fault* hg_f);
-template <bool Checked, class K> __device__ uint64_t ordered(K k, int32_t kind, long long width, bool desc, hg_fault* hg_f);
-template <bool Checked, class K> __device__ void sortCount(hg_slice<const K> keys, hg_slice<uint32_t> counts, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* bins, hg_fault* hg_f);
-template <bool Checked, class K, class V> __device__ void sortScatter(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<const uint32_t> offs, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* run, hg_array<uint32_t, 4096>* cnt, hg_array<uint32_t, 4096>* off, hg_fault* hg_f);
-template <bool Checked, class K> __device__ void keyHeads(hg_slice<const K> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f);
-template <bool Checked, class K> __device__ bool mergeLess(K a, K b, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
-template <bool Checked, class K> __device__ long long rankIn(hg_slice<const K> s, K k, bool after, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
-template <bool Checked, class K> __device__ void mergeSortBlock(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, int32_t kind, long long width, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_fault* hg_f);
-template <bool Checked, class K> __device__ long long mergePath(hg_slice<const K> a, hg_slice<const K> b, long long d, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
-template <bool Checked, class K> __device__ void mergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
-template <bool Checked, class K> __device__ void mergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, int32_t kind, long long width, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f);
-template <bool Checked, class V> __device__ void gather(hg_slice<const V> in, hg_slice<const uint32_t> idx, hg_slice<V> out, long long count, long long span, hg_fault* hg_f);
-template <bool Checked, class K> __device__ void sortHist(hg_slice<const K> keys, hg_slice<uint32_t> hist, long long begin, long long end, int32_t kind, long long width, bool desc, long long span, hg_array<uint32_t, 2048>* bins, hg_fault* hg_f);
-template <bool Checked> __device__ long long ctz(uint64_t x, hg_fault* hg_f);
-template <bool Checked, class K, class V> __device__ void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_array<uint32_t, 2048>* wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T combine(T a, T b, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T blockReduce(T v, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void reduceOut(T acc, hg_slice<T> out, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple3<long long, long long, long long> stripes4(hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T combine4(hg_array<T, 4> a, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T accumulateVec4(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T sumOf(hg_slice<const T> s, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T accumulateSpan(hg_slice<const T> in, T acc, int32_t op, long long span, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T accumulate4(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void reduceTo(hg_slice<const T> in, hg_slice<T> out, T id, int32_t op, long long span, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV bool beats(T v, int64_t vi, T x, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argPick(T v, int64_t vi, hg_array<T, 4> a, int64_t ai, int64_t step, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV bool better(T a, int64_t ai, T b, int64_t bi, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec4(hg_slice<const T> in, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void argReduceOut(T v, int64_t vi, hg_slice<T> outV, hg_slice<int64_t> outI, bool isMax, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argSpan(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, long long span, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulate4(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void argReduceTo(hg_slice<const T> in, hg_slice<const int64_t> inI, hg_slice<T> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_slice<T> sums, long long tile, long long tpb, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, bool useOffs, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T unaryOf(T x, int32_t op, T a, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_array<T, 4> unary4(hg_array<T, 4> v, int32_t op, T a, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void unaryVec4(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void unary(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, long long span, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T binaryOf(T x, T y, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_array<T, 4> binary4(hg_array<T, 4> x, hg_array<T, 4> y, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void binaryVec4(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void binary(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, long long span, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T fold(hg_slice<const T> s, T acc, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void segReduce(hg_slice<const T> in, hg_slice<const int64_t> offs, hg_slice<T> out, T id, int32_t op, long long span, hg_array<T, 32>* warps, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV bool chosen(hg_slice<const T> in, hg_slice<const uint8_t> flags, long long i, int32_t pred, T a, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void selectCount(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, T a, long long tile, hg_array<int64_t, 32>* warps, hg_fault* hg_f);
+template <bool Checked> HG_DEV long long popc(uint64_t x, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, T a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_array<int64_t, 32>* warps, hg_array<int32_t, 32>* wc, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, hg_slice<const uint8_t> heads, hg_slice<T> out, hg_slice<T> sums, hg_slice<uint8_t> sumHeads, hg_slice<const T> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T accumulateVec2(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argPick2(T v, int64_t vi, hg_array<T, 2> a, int64_t ai, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec2(hg_slice<const T> in, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void unaryVec2(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void binaryVec2(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples, hg_slice<uint32_t> local, int64_t lowerI, int64_t widthI, long long shift, long long lo, long long hi, long long span, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, hg_slice<uint32_t> local, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV uint64_t ordered(K k, int32_t kind, long long width, bool desc, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, hg_slice<uint32_t> counts, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* bins, hg_fault* hg_f);
+template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<const uint32_t> offs, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* run, hg_array<uint32_t, 4096>* cnt, hg_array<uint32_t, 4096>* off, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV void keyHeads(hg_slice<const K> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV bool mergeLess(K a, K b, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV long long rankIn(hg_slice<const K> s, K k, bool after, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, int32_t kind, long long width, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV long long mergePath(hg_slice<const K> a, hg_slice<const K> b, long long d, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV void mergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, int32_t kind, long long width, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f);
+template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_slice<const uint32_t> idx, hg_slice<V> out, long long count, long long span, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg_slice<uint32_t> hist, long long begin, long long end, int32_t kind, long long width, bool desc, long long span, hg_array<uint32_t, 2048>* bins, hg_fault* hg_f);
+template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f);
+template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_array<uint32_t, 2048>* wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f);
 
 #line 59 "kernels.go"
-template <bool Checked, class T> __device__ T combine(T a, T b, int32_t op, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV T combine(T a, T b, int32_t op, hg_fault* hg_f) {
   {
     int32_t hg_tag2 = op;
 #line 61 "kernels.go"
@@ -828,7 +828,7 @@ template <bool Checked, class T> __device__ T combine(T a, T b, int32_t op, hg_f
 }
 
 #line 94 "kernels.go"
-template <bool Checked, class T> __device__ T blockReduce(T v, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV T blockReduce(T v, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f) {
   long long bd = (long long)hg_bdim_x();
   if (bd == 1LL) {
     return v;
@@ -862,7 +862,7 @@ template <bool Checked, class T> __device__ T blockReduce(T v, T id, int32_t op,
 }
 
 #line 106 "kernels_reduce.go"
-template <bool Checked, class T> __device__ void reduceOut(T acc, hg_slice<T> out, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void reduceOut(T acc, hg_slice<T> out, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f) {
   T v = blockReduce<Checked, T>(acc, id, op, warps, hg_f);
   if ((long long)hg_tid_x() == 0LL) {
     hg_ref<Checked>(out, (long long)hg_bid_x(), hg_f, 109, 8) = v;
@@ -870,7 +870,7 @@ template <bool Checked, class T> __device__ void reduceOut(T acc, hg_slice<T> ou
 }
 
 #line 21 "kernels_reduce.go"
-template <bool Checked> __device__ hg_tuple3<long long, long long, long long> stripes4(hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple3<long long, long long, long long> stripes4(hg_fault* hg_f) {
   __attribute__((unused)) long long bd = {};
 #line 22 "kernels_reduce.go"
   bd = (long long)hg_bdim_x();
@@ -878,12 +878,12 @@ template <bool Checked> __device__ hg_tuple3<long long, long long, long long> st
 }
 
 #line 14 "kernels_reduce.go"
-template <bool Checked, class T> __device__ T combine4(hg_array<T, 4> a, int32_t op, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV T combine4(hg_array<T, 4> a, int32_t op, hg_fault* hg_f) {
   return combine<Checked, T>(combine<Checked, T>(a[0LL], a[1LL], op, hg_f), combine<Checked, T>(a[2LL], a[3LL], op, hg_f), op, hg_f);
 }
 
 #line 68 "kernels_reduce.go"
-template <bool Checked, class T> __device__ T accumulateVec4(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV T accumulateVec4(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f) {
   long long n = in.n;
   long long nv = n / 4LL;
   auto hg_m1 = stripes4<Checked>(hg_f);
@@ -919,7 +919,7 @@ template <bool Checked, class T> __device__ T accumulateVec4(hg_slice<const T> i
 }
 
 #line 77 "kernels.go"
-template <bool Checked, class T> __device__ T sumOf(hg_slice<const T> s, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV T sumOf(hg_slice<const T> s, hg_fault* hg_f) {
   T a0 = {};
   T a1 = {};
   T a2 = {};
@@ -939,7 +939,7 @@ template <bool Checked, class T> __device__ T sumOf(hg_slice<const T> s, hg_faul
 }
 
 #line 28 "kernels_reduce.go"
-template <bool Checked, class T> __device__ T accumulateSpan(hg_slice<const T> in, T acc, int32_t op, long long span, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV T accumulateSpan(hg_slice<const T> in, T acc, int32_t op, long long span, hg_fault* hg_f) {
   long long lo = hg_min(hg_mul(hg_global_x(), span), in.n);
   hg_slice<const T> s = hg_sub<Checked>(in, lo, hg_min(hg_add(lo, span), in.n), hg_f, 30, 8);
   {
@@ -978,7 +978,7 @@ template <bool Checked, class T> __device__ T accumulateSpan(hg_slice<const T> i
 }
 
 #line 52 "kernels_reduce.go"
-template <bool Checked, class T> __device__ T accumulate4(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV T accumulate4(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f) {
   long long n = in.n;
   auto hg_m1 = stripes4<Checked>(hg_f);
   long long i = hg_m1.r0;
@@ -1004,7 +1004,7 @@ template <bool Checked, class T> __device__ T accumulate4(hg_slice<const T> in, 
 }
 
 #line 115 "kernels_reduce.go"
-template <bool Checked, class T> __device__ void reduceTo(hg_slice<const T> in, hg_slice<T> out, T id, int32_t op, long long span, hg_array<T, 32>* warps, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void reduceTo(hg_slice<const T> in, hg_slice<T> out, T id, int32_t op, long long span, hg_array<T, 32>* warps, hg_fault* hg_f) {
   T acc = id;
   if (span > 0LL) {
     acc = accumulateSpan<Checked, T>(in, id, op, span, hg_f);
@@ -1015,7 +1015,7 @@ template <bool Checked, class T> __device__ void reduceTo(hg_slice<const T> in, 
 }
 
 #line 149 "kernels_reduce.go"
-template <bool Checked, class T> __device__ bool beats(T v, int64_t vi, T x, bool isMax, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV bool beats(T v, int64_t vi, T x, bool isMax, hg_fault* hg_f) {
   if (vi < 0LL) {
     return true;
   }
@@ -1029,7 +1029,7 @@ template <bool Checked, class T> __device__ bool beats(T v, int64_t vi, T x, boo
 }
 
 #line 164 "kernels_reduce.go"
-template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argPick(T v, int64_t vi, hg_array<T, 4> a, int64_t ai, int64_t step, bool isMax, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argPick(T v, int64_t vi, hg_array<T, 4> a, int64_t ai, int64_t step, bool isMax, hg_fault* hg_f) {
   for (long long k = 0LL; k < 4LL; k = hg_add(k, 1LL)) {
     if (beats<Checked, T>(v, vi, hg_ld<Checked>(a, k, hg_f, 166, 8), isMax, hg_f)) {
       T hg_t2 = hg_ld<Checked>(a, k, hg_f, 167, 8);
@@ -1043,7 +1043,7 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argPick(T v, i
 }
 
 #line 130 "kernels_reduce.go"
-template <bool Checked, class T> __device__ bool better(T a, int64_t ai, T b, int64_t bi, bool isMax, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV bool better(T a, int64_t ai, T b, int64_t bi, bool isMax, hg_fault* hg_f) {
   if (bi < 0LL) {
     return false;
   }
@@ -1060,7 +1060,7 @@ template <bool Checked, class T> __device__ bool better(T a, int64_t ai, T b, in
 }
 
 #line 217 "kernels_reduce.go"
-template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateVec4(hg_slice<const T> in, bool isMax, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec4(hg_slice<const T> in, bool isMax, hg_fault* hg_f) {
   long long n = in.n;
   long long nv = n / 4LL;
   T v = {};
@@ -1129,7 +1129,7 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateV
 }
 
 #line 287 "kernels_reduce.go"
-template <bool Checked, class T> __device__ void argReduceOut(T v, int64_t vi, hg_slice<T> outV, hg_slice<int64_t> outI, bool isMax, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void argReduceOut(T v, int64_t vi, hg_slice<T> outV, hg_slice<int64_t> outI, bool isMax, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f) {
   long long bd = (long long)hg_bdim_x();
   if (bd > 1LL) {
     long long ws = hg_warp_size();
@@ -1196,7 +1196,7 @@ template <bool Checked, class T> __device__ void argReduceOut(T v, int64_t vi, h
 }
 
 #line 268 "kernels_reduce.go"
-template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argSpan(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argSpan(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, long long span, hg_fault* hg_f) {
   T v = {};
   int64_t vi = -1LL;
   long long lo = hg_min(hg_mul(hg_global_x(), span), in.n);
@@ -1222,7 +1222,7 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argSpan(hg_sli
 }
 
 #line 186 "kernels_reduce.go"
-template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulate4(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulate4(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, hg_fault* hg_f) {
   long long n = in.n;
   T v = {};
   int64_t vi = -1LL;
@@ -1276,7 +1276,7 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulate4
 }
 
 #line 326 "kernels_reduce.go"
-template <bool Checked, class T> __device__ void argReduceTo(hg_slice<const T> in, hg_slice<const int64_t> inI, hg_slice<T> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void argReduceTo(hg_slice<const T> in, hg_slice<const int64_t> inI, hg_slice<T> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f) {
   T v = {};
   int64_t vi = {};
   if (span > 0LL) {
@@ -1294,7 +1294,7 @@ template <bool Checked, class T> __device__ void argReduceTo(hg_slice<const T> i
 }
 
 #line 125 "kernels.go"
-template <bool Checked, class T> __device__ void tileSum(hg_slice<const T> in, hg_slice<T> sums, long long tile, long long tpb, hg_array<T, 32>* warps, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_slice<T> sums, long long tile, long long tpb, hg_array<T, 32>* warps, hg_fault* hg_f) {
   long long lo = hg_min(hg_mul(hg_mul((long long)hg_bid_x(), tile), tpb), in.n);
   long long hi = hg_min(hg_add(lo, hg_mul(tile, tpb)), in.n);
   T acc = {};
@@ -1329,7 +1329,7 @@ template <bool Checked, class T> __device__ void tileSum(hg_slice<const T> in, h
 }
 
 #line 144 "kernels.go"
-template <bool Checked, class T> __device__ hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f) {
   long long hg_t1 = hg_warp_size();
   long long hg_t2 = hg_lane();
   long long ws = hg_t1;
@@ -1378,7 +1378,7 @@ template <bool Checked, class T> __device__ hg_tuple2<T, T> blockScan(T v, hg_ar
 }
 
 #line 188 "kernels.go"
-template <bool Checked, class T> __device__ void scanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, bool useOffs, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, bool useOffs, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f) {
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
@@ -1483,7 +1483,7 @@ template <bool Checked, class T> __device__ void scanTiles(hg_slice<const T> in,
 }
 
 #line 24 "kernels_lookback.go"
-template <bool Checked, class T> __device__ void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
   long long nt = hg_sub(flags.n, 1LL);
   long long b = hg_ordered_block_id(&hg_ref<Checked>(flags, nt, hg_f, 26, 6));
   long long n = in.n;
@@ -1570,7 +1570,7 @@ template <bool Checked, class T> __device__ void scanLookBack(hg_slice<const T> 
 }
 
 #line 338 "kernels_reduce.go"
-template <bool Checked, class T> __device__ T unaryOf(T x, int32_t op, T a, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV T unaryOf(T x, int32_t op, T a, hg_fault* hg_f) {
   {
     int32_t hg_tag2 = op;
 #line 340 "kernels_reduce.go"
@@ -1592,12 +1592,12 @@ template <bool Checked, class T> __device__ T unaryOf(T x, int32_t op, T a, hg_f
 }
 
 #line 373 "kernels_reduce.go"
-template <bool Checked, class T> __device__ hg_array<T, 4> unary4(hg_array<T, 4> v, int32_t op, T a, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV hg_array<T, 4> unary4(hg_array<T, 4> v, int32_t op, T a, hg_fault* hg_f) {
   return hg_array<T, 4>{{unaryOf<Checked, T>(v[0LL], op, a, hg_f), unaryOf<Checked, T>(v[1LL], op, a, hg_f), unaryOf<Checked, T>(v[2LL], op, a, hg_f), unaryOf<Checked, T>(v[3LL], op, a, hg_f)}};
 }
 
 #line 406 "kernels_reduce.go"
-template <bool Checked, class T> __device__ void unaryVec4(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void unaryVec4(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f) {
   long long n = out.n;
   long long nv = n / 4LL;
   auto hg_m1 = stripes4<Checked>(hg_f);
@@ -1634,7 +1634,7 @@ template <bool Checked, class T> __device__ void unaryVec4(hg_slice<const T> in,
 }
 
 #line 384 "kernels_reduce.go"
-template <bool Checked, class T> __device__ void unary(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, long long span, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void unary(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, long long span, hg_fault* hg_f) {
   long long n = out.n;
   if (span > 0LL) {
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
@@ -1675,7 +1675,7 @@ template <bool Checked, class T> __device__ void unary(hg_slice<const T> in, hg_
 }
 
 #line 356 "kernels_reduce.go"
-template <bool Checked, class T> __device__ T binaryOf(T x, T y, int32_t op, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV T binaryOf(T x, T y, int32_t op, hg_fault* hg_f) {
   {
     int32_t hg_tag2 = op;
 #line 358 "kernels_reduce.go"
@@ -1696,12 +1696,12 @@ template <bool Checked, class T> __device__ T binaryOf(T x, T y, int32_t op, hg_
 }
 
 #line 378 "kernels_reduce.go"
-template <bool Checked, class T> __device__ hg_array<T, 4> binary4(hg_array<T, 4> x, hg_array<T, 4> y, int32_t op, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV hg_array<T, 4> binary4(hg_array<T, 4> x, hg_array<T, 4> y, int32_t op, hg_fault* hg_f) {
   return hg_array<T, 4>{{binaryOf<Checked, T>(x[0LL], y[0LL], op, hg_f), binaryOf<Checked, T>(x[1LL], y[1LL], op, hg_f), binaryOf<Checked, T>(x[2LL], y[2LL], op, hg_f), binaryOf<Checked, T>(x[3LL], y[3LL], op, hg_f)}};
 }
 
 #line 470 "kernels_reduce.go"
-template <bool Checked, class T> __device__ void binaryVec4(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void binaryVec4(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f) {
   long long n = out.n;
   long long nv = n / 4LL;
   auto hg_m1 = stripes4<Checked>(hg_f);
@@ -1747,7 +1747,7 @@ template <bool Checked, class T> __device__ void binaryVec4(hg_slice<const T> x,
 }
 
 #line 447 "kernels_reduce.go"
-template <bool Checked, class T> __device__ void binary(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, long long span, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void binary(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, long long span, hg_fault* hg_f) {
   long long n = out.n;
   if (span > 0LL) {
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
@@ -1797,7 +1797,7 @@ template <bool Checked, class T> __device__ void binary(hg_slice<const T> x, hg_
 }
 
 #line 41 "kernels_segment.go"
-template <bool Checked, class T> __device__ T fold(hg_slice<const T> s, T acc, int32_t op, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV T fold(hg_slice<const T> s, T acc, int32_t op, hg_fault* hg_f) {
   {
     int32_t hg_tag2 = op;
 #line 43 "kernels_segment.go"
@@ -1834,7 +1834,7 @@ template <bool Checked, class T> __device__ T fold(hg_slice<const T> s, T acc, i
 }
 
 #line 12 "kernels_segment.go"
-template <bool Checked, class T> __device__ void segReduce(hg_slice<const T> in, hg_slice<const int64_t> offs, hg_slice<T> out, T id, int32_t op, long long span, hg_array<T, 32>* warps, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void segReduce(hg_slice<const T> in, hg_slice<const int64_t> offs, hg_slice<T> out, T id, int32_t op, long long span, hg_array<T, 32>* warps, hg_fault* hg_f) {
   long long hg_t1 = in.n;
   long long hg_t2 = hg_sub(offs.n, 1LL);
   long long n = hg_t1;
@@ -1888,7 +1888,7 @@ template <bool Checked, class T> __device__ void segReduce(hg_slice<const T> in,
 }
 
 #line 23 "kernels_select.go"
-template <bool Checked, class T> __device__ bool chosen(hg_slice<const T> in, hg_slice<const uint8_t> flags, long long i, int32_t pred, T a, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV bool chosen(hg_slice<const T> in, hg_slice<const uint8_t> flags, long long i, int32_t pred, T a, hg_fault* hg_f) {
   {
     int32_t hg_tag2 = pred;
 #line 25 "kernels_select.go"
@@ -1913,7 +1913,7 @@ template <bool Checked, class T> __device__ bool chosen(hg_slice<const T> in, hg
 }
 
 #line 45 "kernels_select.go"
-template <bool Checked, class T> __device__ void selectCount(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, T a, long long tile, hg_array<int64_t, 32>* warps, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void selectCount(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, T a, long long tile, hg_array<int64_t, 32>* warps, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
@@ -1953,7 +1953,7 @@ template <bool Checked, class T> __device__ void selectCount(hg_slice<const T> i
 }
 
 #line 297 "kernels.go"
-template <bool Checked> __device__ long long popc(uint64_t x, hg_fault* hg_f) {
+template <bool Checked> HG_DEV long long popc(uint64_t x, hg_fault* hg_f) {
   x -= (x >> 1LL) & 6148914691236517205ULL;
   x = (x & 3689348814741910323ULL) + ((x >> 2LL) & 3689348814741910323ULL);
   x = (x + (x >> 4LL)) & 1085102592571150095ULL;
@@ -1961,7 +1961,7 @@ template <bool Checked> __device__ long long popc(uint64_t x, hg_fault* hg_f) {
 }
 
 #line 67 "kernels_select.go"
-template <bool Checked, class T> __device__ void selectScatter(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, T a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_array<int64_t, 32>* warps, hg_array<int32_t, 32>* wc, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, T a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_array<int64_t, 32>* warps, hg_array<int32_t, 32>* wc, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
@@ -2086,7 +2086,7 @@ template <bool Checked, class T> __device__ void selectScatter(hg_slice<const T>
 }
 
 #line 82 "kernels_segment.go"
-template <bool Checked, class T> __device__ hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f) {
   long long hg_t1 = hg_lane();
   long long hg_t2 = hg_warp_size();
   long long lane = hg_t1;
@@ -2106,7 +2106,7 @@ template <bool Checked, class T> __device__ hg_tuple2<int32_t, T> segScanWarp(in
 }
 
 #line 99 "kernels_segment.go"
-template <bool Checked, class T> __device__ hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
   long long hg_t1 = hg_warp_size();
   long long hg_t2 = hg_lane();
   long long ws = hg_t1;
@@ -2174,7 +2174,7 @@ template <bool Checked, class T> __device__ hg_tuple4<int32_t, T, int32_t, T> bl
 }
 
 #line 142 "kernels_segment.go"
-template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> in, hg_slice<const uint8_t> heads, hg_slice<T> out, hg_slice<T> sums, hg_slice<uint8_t> sumHeads, hg_slice<const T> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, hg_slice<const uint8_t> heads, hg_slice<T> out, hg_slice<T> sums, hg_slice<uint8_t> sumHeads, hg_slice<const T> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
@@ -2316,7 +2316,7 @@ template <bool Checked, class T> __device__ void segScanTiles(hg_slice<const T> 
 }
 
 #line 86 "kernels_reduce.go"
-template <bool Checked, class T> __device__ T accumulateVec2(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV T accumulateVec2(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f) {
   long long n = in.n;
   long long nv = n / 2LL;
   auto hg_m1 = stripes4<Checked>(hg_f);
@@ -2353,7 +2353,7 @@ template <bool Checked, class T> __device__ T accumulateVec2(hg_slice<const T> i
 }
 
 #line 174 "kernels_reduce.go"
-template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argPick2(T v, int64_t vi, hg_array<T, 2> a, int64_t ai, bool isMax, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argPick2(T v, int64_t vi, hg_array<T, 2> a, int64_t ai, bool isMax, hg_fault* hg_f) {
   if (beats<Checked, T>(v, vi, a[0LL], isMax, hg_f)) {
     T hg_t1 = a[0LL];
     int64_t hg_t2 = ai;
@@ -2372,7 +2372,7 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argPick2(T v, 
 }
 
 #line 242 "kernels_reduce.go"
-template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateVec2(hg_slice<const T> in, bool isMax, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec2(hg_slice<const T> in, bool isMax, hg_fault* hg_f) {
   long long n = in.n;
   long long nv = n / 2LL;
   T v = {};
@@ -2441,7 +2441,7 @@ template <bool Checked, class T> __device__ hg_tuple2<T, int64_t> argAccumulateV
 }
 
 #line 426 "kernels_reduce.go"
-template <bool Checked, class T> __device__ void unaryVec2(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void unaryVec2(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f) {
   long long n = out.n;
   long long nv = n / 2LL;
   auto hg_m1 = stripes4<Checked>(hg_f);
@@ -2479,7 +2479,7 @@ template <bool Checked, class T> __device__ void unaryVec2(hg_slice<const T> in,
 }
 
 #line 491 "kernels_reduce.go"
-template <bool Checked, class T> __device__ void binaryVec2(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void binaryVec2(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f) {
   long long n = out.n;
   long long nv = n / 2LL;
   auto hg_m1 = stripes4<Checked>(hg_f);
@@ -2530,7 +2530,7 @@ template <bool Checked, class T> __device__ void binaryVec2(hg_slice<const T> x,
 }
 
 #line 64 "kernels_hist.go"
-template <bool Checked, class T> __device__ void histShift(hg_slice<const T> samples, hg_slice<uint32_t> local, int64_t lowerI, int64_t widthI, long long shift, long long lo, long long hi, long long span, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples, hg_slice<uint32_t> local, int64_t lowerI, int64_t widthI, long long shift, long long lo, long long hi, long long span, hg_fault* hg_f) {
   uint64_t w = (uint64_t)(widthI);
   if (span > 0LL) {
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
@@ -2577,7 +2577,7 @@ template <bool Checked, class T> __device__ void histShift(hg_slice<const T> sam
 }
 
 #line 14 "kernels_hist.go"
-template <bool Checked, class T> __device__ void histogramEven(hg_slice<const T> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, hg_slice<uint32_t> local, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, hg_slice<uint32_t> local, hg_fault* hg_f) {
   long long nb = hist.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
@@ -2737,7 +2737,7 @@ template <bool Checked, class T> __device__ void histogramEven(hg_slice<const T>
 }
 
 #line 260 "kernels.go"
-template <bool Checked, class K> __device__ uint64_t ordered(K k, int32_t kind, long long width, bool desc, hg_fault* hg_f) {
+template <bool Checked, class K> HG_DEV uint64_t ordered(K k, int32_t kind, long long width, bool desc, hg_fault* hg_f) {
   uint64_t u = {};
   {
     int32_t hg_tag2 = kind;
@@ -2778,7 +2778,7 @@ template <bool Checked, class K> __device__ uint64_t ordered(K k, int32_t kind, 
 }
 
 #line 306 "kernels.go"
-template <bool Checked, class K> __device__ void sortCount(hg_slice<const K> keys, hg_slice<uint32_t> counts, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* bins, hg_fault* hg_f) {
+template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, hg_slice<uint32_t> counts, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* bins, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
@@ -2863,7 +2863,7 @@ template <bool Checked, class K> __device__ void sortCount(hg_slice<const K> key
 }
 
 #line 338 "kernels.go"
-template <bool Checked, class K, class V> __device__ void sortScatter(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<const uint32_t> offs, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* run, hg_array<uint32_t, 4096>* cnt, hg_array<uint32_t, 4096>* off, hg_fault* hg_f) {
+template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<const uint32_t> offs, long long shift, long long bits, int32_t kind, long long width, bool desc, long long tile, hg_array<uint32_t, 256>* run, hg_array<uint32_t, 4096>* cnt, hg_array<uint32_t, 4096>* off, hg_fault* hg_f) {
 #line 340 "kernels.go"
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
@@ -3003,7 +3003,7 @@ template <bool Checked, class K, class V> __device__ void sortScatter(hg_slice<c
 }
 
 #line 63 "kernels_segment.go"
-template <bool Checked, class K> __device__ void keyHeads(hg_slice<const K> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+template <bool Checked, class K> HG_DEV void keyHeads(hg_slice<const K> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   long long n = keys.n;
   long long hg_t1 = hg_global_x();
   long long hg_t2 = n;
@@ -3047,7 +3047,7 @@ template <bool Checked, class K> __device__ void keyHeads(hg_slice<const K> keys
 }
 
 #line 28 "kernels_merge.go"
-template <bool Checked, class K> __device__ bool mergeLess(K a, K b, int32_t ord, int32_t kind, long long width, hg_fault* hg_f) {
+template <bool Checked, class K> HG_DEV bool mergeLess(K a, K b, int32_t ord, int32_t kind, long long width, hg_fault* hg_f) {
   {
     int32_t hg_tag2 = ord;
 #line 30 "kernels_merge.go"
@@ -3064,7 +3064,7 @@ template <bool Checked, class K> __device__ bool mergeLess(K a, K b, int32_t ord
 }
 
 #line 58 "kernels_merge.go"
-template <bool Checked, class K> __device__ long long rankIn(hg_slice<const K> s, K k, bool after, int32_t ord, int32_t kind, long long width, hg_fault* hg_f) {
+template <bool Checked, class K> HG_DEV long long rankIn(hg_slice<const K> s, K k, bool after, int32_t ord, int32_t kind, long long width, hg_fault* hg_f) {
   long long hg_t1 = 0LL;
   long long hg_t2 = s.n;
   long long lo = hg_t1;
@@ -3086,7 +3086,7 @@ template <bool Checked, class K> __device__ long long rankIn(hg_slice<const K> s
 }
 
 #line 82 "kernels_merge.go"
-template <bool Checked, class K> __device__ void mergeSortBlock(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, int32_t kind, long long width, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_fault* hg_f) {
+template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in, hg_slice<K> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, int32_t kind, long long width, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long hg_t3 = (long long)hg_bid_x();
@@ -3258,7 +3258,7 @@ template <bool Checked, class K> __device__ void mergeSortBlock(hg_slice<const K
 }
 
 #line 43 "kernels_merge.go"
-template <bool Checked, class K> __device__ long long mergePath(hg_slice<const K> a, hg_slice<const K> b, long long d, int32_t ord, int32_t kind, long long width, hg_fault* hg_f) {
+template <bool Checked, class K> HG_DEV long long mergePath(hg_slice<const K> a, hg_slice<const K> b, long long d, int32_t ord, int32_t kind, long long width, hg_fault* hg_f) {
   long long hg_t1 = hg_max(0LL, hg_sub(d, b.n));
   long long hg_t2 = hg_min(d, a.n);
   long long lo = hg_t1;
@@ -3276,7 +3276,7 @@ template <bool Checked, class K> __device__ long long mergePath(hg_slice<const K
 }
 
 #line 146 "kernels_merge.go"
-template <bool Checked, class K> __device__ void mergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, int32_t ord, int32_t kind, long long width, hg_fault* hg_f) {
+template <bool Checked, class K> HG_DEV void mergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, int32_t ord, int32_t kind, long long width, hg_fault* hg_f) {
   hg_slice<const K> hg_t1 = hg_sub<Checked>(src, as, bs, hg_f, 147, 7);
   hg_slice<const K> hg_t2 = hg_sub<Checked>(src, bs, be, hg_f, 147, 7);
   hg_slice<const K> a = hg_t1;
@@ -3300,7 +3300,7 @@ template <bool Checked, class K> __device__ void mergeRange(hg_slice<const K> sr
 }
 
 #line 173 "kernels_merge.go"
-template <bool Checked, class K> __device__ void mergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, int32_t kind, long long width, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f) {
+template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, int32_t kind, long long width, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long hg_t3 = (long long)hg_bid_x();
@@ -3436,7 +3436,7 @@ template <bool Checked, class K> __device__ void mergePass(hg_slice<const K> src
 }
 
 #line 242 "kernels_merge.go"
-template <bool Checked, class V> __device__ void gather(hg_slice<const V> in, hg_slice<const uint32_t> idx, hg_slice<V> out, long long count, long long span, hg_fault* hg_f) {
+template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_slice<const uint32_t> idx, hg_slice<V> out, long long count, long long span, hg_fault* hg_f) {
   long long n = count;
   if (span > 0LL) {
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
@@ -3467,7 +3467,7 @@ template <bool Checked, class V> __device__ void gather(hg_slice<const V> in, hg
 }
 
 #line 36 "kernels_sort.go"
-template <bool Checked, class K> __device__ void sortHist(hg_slice<const K> keys, hg_slice<uint32_t> hist, long long begin, long long end, int32_t kind, long long width, bool desc, long long span, hg_array<uint32_t, 2048>* bins, hg_fault* hg_f) {
+template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg_slice<uint32_t> hist, long long begin, long long end, int32_t kind, long long width, bool desc, long long span, hg_array<uint32_t, 2048>* bins, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
@@ -3585,13 +3585,13 @@ template <bool Checked, class K> __device__ void sortHist(hg_slice<const K> keys
 }
 
 #line 72 "kernels_sort.go"
-template <bool Checked> __device__ long long ctz(uint64_t x, hg_fault* hg_f) {
+template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f) {
 #line 72 "kernels_sort.go"
   return popc<Checked>((x & (-x)) - 1ULL, hg_f);
 }
 
 #line 85 "kernels_sort.go"
-template <bool Checked, class K, class V> __device__ void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_array<uint32_t, 2048>* wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f) {
+template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_array<uint32_t, 2048>* wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f) {
 #line 87 "kernels_sort.go"
   long long tid = (long long)hg_tid_x();
   long long hg_t1 = hg_warp_size();
@@ -3778,7 +3778,7 @@ template <bool Checked, class K, class V> __device__ void onesweep(hg_slice<cons
 // ---- kernels ----
 
 #line 155 "kernels_select.go"
-template <bool Checked> __device__ void runLengths(hg_slice<const int64_t> heads, hg_slice<const int64_t> num, hg_slice<int64_t> counts, long long n, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void runLengths(hg_slice<const int64_t> heads, hg_slice<const int64_t> num, hg_slice<int64_t> counts, long long n, long long span, hg_fault* hg_f) {
   long long r = (long long)(hg_ld<Checked>(num, 0LL, hg_f, 156, 10));
   long long hg_t1 = hg_global_x();
   long long hg_t2 = r;
@@ -3829,7 +3829,7 @@ extern "C" __global__ void run_lengths_checked(const int64_t* heads_p, const int
 }
 
 #line 10 "kernels_types.go"
-template <bool Checked> __device__ void reduceI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void reduceI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
 #line 12 "kernels_types.go"
@@ -3848,7 +3848,7 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_i32_checked(const int3
 }
 
 #line 22 "kernels_types.go"
-template <bool Checked> __device__ void argReduceI32(hg_slice<const int32_t> in, hg_slice<const int64_t> inI, hg_slice<int32_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void argReduceI32(hg_slice<const int32_t> in, hg_slice<const int64_t> inI, hg_slice<int32_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warpsV;
   hg_array<int32_t, 32>* warpsV = &hg_shared_warpsV;
 #line 24 "kernels_types.go"
@@ -3874,7 +3874,7 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i32_checked(const 
 }
 
 #line 36 "kernels_types.go"
-template <bool Checked> __device__ void scanUpI32(hg_slice<const int32_t> in, hg_slice<int32_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanUpI32(hg_slice<const int32_t> in, hg_slice<int32_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
 #line 38 "kernels_types.go"
@@ -3889,7 +3889,7 @@ extern "C" __global__ void scan_up_i32_checked(const int32_t* in_p, long long in
 }
 
 #line 44 "kernels_types.go"
-template <bool Checked> __device__ void scanI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<const int32_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<const int32_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
 #line 46 "kernels_types.go"
@@ -3905,7 +3905,7 @@ extern "C" __global__ void scan_i32_checked(const int32_t* in_p, long long in_n,
 }
 
 #line 53 "kernels_types.go"
-template <bool Checked> __device__ void scanLBI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanLBI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
 #line 55 "kernels_types.go"
@@ -3924,7 +3924,7 @@ extern "C" __global__ void scan_lbi32_checked(const int32_t* in_p, long long in_
 }
 
 #line 63 "kernels_types.go"
-template <bool Checked> __device__ void unaryI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t op, int32_t a, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void unaryI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t op, int32_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, int32_t>(in, out, op, a, hg_f);
   } else {
@@ -3940,7 +3940,7 @@ extern "C" __global__ void unary_i32_checked(const int32_t* in_p, int32_t* out_p
 }
 
 #line 74 "kernels_types.go"
-template <bool Checked> __device__ void binaryI32(hg_slice<const int32_t> x, hg_slice<const int32_t> y, hg_slice<int32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void binaryI32(hg_slice<const int32_t> x, hg_slice<const int32_t> y, hg_slice<int32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, int32_t>(x, y, out, op, hg_f);
   } else {
@@ -3956,7 +3956,7 @@ extern "C" __global__ void binary_i32_checked(const int32_t* x_p, const int32_t*
 }
 
 #line 85 "kernels_types.go"
-template <bool Checked> __device__ void segReduceI32(hg_slice<const int32_t> in, hg_slice<const int64_t> offs, hg_slice<int32_t> out, int32_t id, int32_t op, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void segReduceI32(hg_slice<const int32_t> in, hg_slice<const int64_t> offs, hg_slice<int32_t> out, int32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
 #line 87 "kernels_types.go"
@@ -3971,7 +3971,7 @@ extern "C" __global__ void seg_reduce_i32_checked(const int32_t* in_p, long long
 }
 
 #line 93 "kernels_types.go"
-template <bool Checked> __device__ void selectCountI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int32_t a, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void selectCountI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int32_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 95 "kernels_types.go"
@@ -3986,7 +3986,7 @@ extern "C" __global__ void select_count_i32_checked(const int32_t* in_p, long lo
 }
 
 #line 101 "kernels_types.go"
-template <bool Checked> __device__ void selectScatterI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void selectScatterI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 103 "kernels_types.go"
@@ -4004,7 +4004,7 @@ extern "C" __global__ void select_scatter_i32_checked(const int32_t* in_p, long 
 }
 
 #line 110 "kernels_types.go"
-template <bool Checked> __device__ void segScanI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> heads, hg_slice<int32_t> out, hg_slice<int32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void segScanI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> heads, hg_slice<int32_t> out, hg_slice<int32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
@@ -4026,7 +4026,7 @@ extern "C" __global__ void seg_scan_i32_checked(const int32_t* in_p, long long i
 }
 
 #line 121 "kernels_types.go"
-template <bool Checked> __device__ void reduceU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void reduceU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 123 "kernels_types.go"
@@ -4045,7 +4045,7 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u32_checked(const uint
 }
 
 #line 133 "kernels_types.go"
-template <bool Checked> __device__ void argReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> inI, hg_slice<uint32_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void argReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> inI, hg_slice<uint32_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
   hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
 #line 135 "kernels_types.go"
@@ -4071,7 +4071,7 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u32_checked(const 
 }
 
 #line 147 "kernels_types.go"
-template <bool Checked> __device__ void scanUpU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanUpU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 149 "kernels_types.go"
@@ -4086,7 +4086,7 @@ extern "C" __global__ void scan_up_u32_checked(const uint32_t* in_p, long long i
 }
 
 #line 155 "kernels_types.go"
-template <bool Checked> __device__ void scanU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<const uint32_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<const uint32_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 157 "kernels_types.go"
@@ -4102,7 +4102,7 @@ extern "C" __global__ void scan_u32_checked(const uint32_t* in_p, long long in_n
 }
 
 #line 164 "kernels_types.go"
-template <bool Checked> __device__ void scanLBU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanLBU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 166 "kernels_types.go"
@@ -4121,7 +4121,7 @@ extern "C" __global__ void scan_lbu32_checked(const uint32_t* in_p, long long in
 }
 
 #line 174 "kernels_types.go"
-template <bool Checked> __device__ void unaryU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, int32_t op, uint32_t a, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void unaryU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, int32_t op, uint32_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, uint32_t>(in, out, op, a, hg_f);
   } else {
@@ -4137,7 +4137,7 @@ extern "C" __global__ void unary_u32_checked(const uint32_t* in_p, uint32_t* out
 }
 
 #line 185 "kernels_types.go"
-template <bool Checked> __device__ void binaryU32(hg_slice<const uint32_t> x, hg_slice<const uint32_t> y, hg_slice<uint32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void binaryU32(hg_slice<const uint32_t> x, hg_slice<const uint32_t> y, hg_slice<uint32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, uint32_t>(x, y, out, op, hg_f);
   } else {
@@ -4153,7 +4153,7 @@ extern "C" __global__ void binary_u32_checked(const uint32_t* x_p, const uint32_
 }
 
 #line 196 "kernels_types.go"
-template <bool Checked> __device__ void segReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> offs, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void segReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> offs, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 198 "kernels_types.go"
@@ -4168,7 +4168,7 @@ extern "C" __global__ void seg_reduce_u32_checked(const uint32_t* in_p, long lon
 }
 
 #line 204 "kernels_types.go"
-template <bool Checked> __device__ void selectCountU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint32_t a, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void selectCountU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint32_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 206 "kernels_types.go"
@@ -4183,7 +4183,7 @@ extern "C" __global__ void select_count_u32_checked(const uint32_t* in_p, long l
 }
 
 #line 212 "kernels_types.go"
-template <bool Checked> __device__ void selectScatterU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<uint32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void selectScatterU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<uint32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 214 "kernels_types.go"
@@ -4201,7 +4201,7 @@ extern "C" __global__ void select_scatter_u32_checked(const uint32_t* in_p, long
 }
 
 #line 221 "kernels_types.go"
-template <bool Checked> __device__ void segScanU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> heads, hg_slice<uint32_t> out, hg_slice<uint32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void segScanU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> heads, hg_slice<uint32_t> out, hg_slice<uint32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
@@ -4223,7 +4223,7 @@ extern "C" __global__ void seg_scan_u32_checked(const uint32_t* in_p, long long 
 }
 
 #line 232 "kernels_types.go"
-template <bool Checked> __device__ void reduceI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void reduceI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 234 "kernels_types.go"
@@ -4242,7 +4242,7 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_i64_checked(const int6
 }
 
 #line 244 "kernels_types.go"
-template <bool Checked> __device__ void argReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> inI, hg_slice<int64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void argReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> inI, hg_slice<int64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
   hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
 #line 246 "kernels_types.go"
@@ -4268,7 +4268,7 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i64_checked(const 
 }
 
 #line 258 "kernels_types.go"
-template <bool Checked> __device__ void scanUpI64(hg_slice<const int64_t> in, hg_slice<int64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanUpI64(hg_slice<const int64_t> in, hg_slice<int64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 260 "kernels_types.go"
@@ -4283,7 +4283,7 @@ extern "C" __global__ void scan_up_i64_checked(const int64_t* in_p, long long in
 }
 
 #line 266 "kernels_types.go"
-template <bool Checked> __device__ void scanI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<const int64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<const int64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 268 "kernels_types.go"
@@ -4299,7 +4299,7 @@ extern "C" __global__ void scan_i64_checked(const int64_t* in_p, long long in_n,
 }
 
 #line 275 "kernels_types.go"
-template <bool Checked> __device__ void scanLBI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanLBI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 277 "kernels_types.go"
@@ -4318,7 +4318,7 @@ extern "C" __global__ void scan_lbi64_checked(const int64_t* in_p, long long in_
 }
 
 #line 285 "kernels_types.go"
-template <bool Checked> __device__ void unaryI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int32_t op, int64_t a, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void unaryI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int32_t op, int64_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, int64_t>(in, out, op, a, hg_f);
   } else {
@@ -4334,7 +4334,7 @@ extern "C" __global__ void unary_i64_checked(const int64_t* in_p, int64_t* out_p
 }
 
 #line 296 "kernels_types.go"
-template <bool Checked> __device__ void binaryI64(hg_slice<const int64_t> x, hg_slice<const int64_t> y, hg_slice<int64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void binaryI64(hg_slice<const int64_t> x, hg_slice<const int64_t> y, hg_slice<int64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, int64_t>(x, y, out, op, hg_f);
   } else {
@@ -4350,7 +4350,7 @@ extern "C" __global__ void binary_i64_checked(const int64_t* x_p, const int64_t*
 }
 
 #line 307 "kernels_types.go"
-template <bool Checked> __device__ void segReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> offs, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void segReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> offs, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 309 "kernels_types.go"
@@ -4365,7 +4365,7 @@ extern "C" __global__ void seg_reduce_i64_checked(const int64_t* in_p, long long
 }
 
 #line 315 "kernels_types.go"
-template <bool Checked> __device__ void selectCountI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int64_t a, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void selectCountI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int64_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 317 "kernels_types.go"
@@ -4380,7 +4380,7 @@ extern "C" __global__ void select_count_i64_checked(const int64_t* in_p, long lo
 }
 
 #line 323 "kernels_types.go"
-template <bool Checked> __device__ void selectScatterI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void selectScatterI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 325 "kernels_types.go"
@@ -4398,7 +4398,7 @@ extern "C" __global__ void select_scatter_i64_checked(const int64_t* in_p, long 
 }
 
 #line 332 "kernels_types.go"
-template <bool Checked> __device__ void segScanI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> heads, hg_slice<int64_t> out, hg_slice<int64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void segScanI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> heads, hg_slice<int64_t> out, hg_slice<int64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
@@ -4420,7 +4420,7 @@ extern "C" __global__ void seg_scan_i64_checked(const int64_t* in_p, long long i
 }
 
 #line 343 "kernels_types.go"
-template <bool Checked> __device__ void reduceU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void reduceU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
 #line 345 "kernels_types.go"
@@ -4439,7 +4439,7 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u64_checked(const uint
 }
 
 #line 355 "kernels_types.go"
-template <bool Checked> __device__ void argReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> inI, hg_slice<uint64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void argReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> inI, hg_slice<uint64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
   hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
 #line 357 "kernels_types.go"
@@ -4465,7 +4465,7 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u64_checked(const 
 }
 
 #line 369 "kernels_types.go"
-template <bool Checked> __device__ void scanUpU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanUpU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
 #line 371 "kernels_types.go"
@@ -4480,7 +4480,7 @@ extern "C" __global__ void scan_up_u64_checked(const uint64_t* in_p, long long i
 }
 
 #line 377 "kernels_types.go"
-template <bool Checked> __device__ void scanU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<const uint64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<const uint64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
 #line 379 "kernels_types.go"
@@ -4496,7 +4496,7 @@ extern "C" __global__ void scan_u64_checked(const uint64_t* in_p, long long in_n
 }
 
 #line 386 "kernels_types.go"
-template <bool Checked> __device__ void scanLBU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanLBU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
 #line 388 "kernels_types.go"
@@ -4515,7 +4515,7 @@ extern "C" __global__ void scan_lbu64_checked(const uint64_t* in_p, long long in
 }
 
 #line 396 "kernels_types.go"
-template <bool Checked> __device__ void unaryU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, int32_t op, uint64_t a, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void unaryU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, int32_t op, uint64_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, uint64_t>(in, out, op, a, hg_f);
   } else {
@@ -4531,7 +4531,7 @@ extern "C" __global__ void unary_u64_checked(const uint64_t* in_p, uint64_t* out
 }
 
 #line 407 "kernels_types.go"
-template <bool Checked> __device__ void binaryU64(hg_slice<const uint64_t> x, hg_slice<const uint64_t> y, hg_slice<uint64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void binaryU64(hg_slice<const uint64_t> x, hg_slice<const uint64_t> y, hg_slice<uint64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, uint64_t>(x, y, out, op, hg_f);
   } else {
@@ -4547,7 +4547,7 @@ extern "C" __global__ void binary_u64_checked(const uint64_t* x_p, const uint64_
 }
 
 #line 418 "kernels_types.go"
-template <bool Checked> __device__ void segReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> offs, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void segReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> offs, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
 #line 420 "kernels_types.go"
@@ -4562,7 +4562,7 @@ extern "C" __global__ void seg_reduce_u64_checked(const uint64_t* in_p, long lon
 }
 
 #line 426 "kernels_types.go"
-template <bool Checked> __device__ void selectCountU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint64_t a, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void selectCountU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint64_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 428 "kernels_types.go"
@@ -4577,7 +4577,7 @@ extern "C" __global__ void select_count_u64_checked(const uint64_t* in_p, long l
 }
 
 #line 434 "kernels_types.go"
-template <bool Checked> __device__ void selectScatterU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<uint64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void selectScatterU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<uint64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 436 "kernels_types.go"
@@ -4595,7 +4595,7 @@ extern "C" __global__ void select_scatter_u64_checked(const uint64_t* in_p, long
 }
 
 #line 443 "kernels_types.go"
-template <bool Checked> __device__ void segScanU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> heads, hg_slice<uint64_t> out, hg_slice<uint64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void segScanU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> heads, hg_slice<uint64_t> out, hg_slice<uint64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
@@ -4617,7 +4617,7 @@ extern "C" __global__ void seg_scan_u64_checked(const uint64_t* in_p, long long 
 }
 
 #line 454 "kernels_types.go"
-template <bool Checked> __device__ void reduceF32(hg_slice<const float> in, hg_slice<float> out, float id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void reduceF32(hg_slice<const float> in, hg_slice<float> out, float id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
 #line 456 "kernels_types.go"
@@ -4636,7 +4636,7 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f32_checked(const floa
 }
 
 #line 466 "kernels_types.go"
-template <bool Checked> __device__ void argReduceF32(hg_slice<const float> in, hg_slice<const int64_t> inI, hg_slice<float> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void argReduceF32(hg_slice<const float> in, hg_slice<const int64_t> inI, hg_slice<float> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warpsV;
   hg_array<float, 32>* warpsV = &hg_shared_warpsV;
 #line 468 "kernels_types.go"
@@ -4662,7 +4662,7 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f32_checked(const 
 }
 
 #line 480 "kernels_types.go"
-template <bool Checked> __device__ void scanUpF32(hg_slice<const float> in, hg_slice<float> sums, long long tile, long long tpb, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanUpF32(hg_slice<const float> in, hg_slice<float> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
 #line 482 "kernels_types.go"
@@ -4677,7 +4677,7 @@ extern "C" __global__ void scan_up_f32_checked(const float* in_p, long long in_n
 }
 
 #line 488 "kernels_types.go"
-template <bool Checked> __device__ void scanF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<const float> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<const float> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
 #line 490 "kernels_types.go"
@@ -4693,7 +4693,7 @@ extern "C" __global__ void scan_f32_checked(const float* in_p, long long in_n, f
 }
 
 #line 497 "kernels_types.go"
-template <bool Checked> __device__ void scanLBF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanLBF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
 #line 499 "kernels_types.go"
@@ -4712,7 +4712,7 @@ extern "C" __global__ void scan_lbf32_checked(const float* in_p, long long in_n,
 }
 
 #line 507 "kernels_types.go"
-template <bool Checked> __device__ void unaryF32(hg_slice<const float> in, hg_slice<float> out, int32_t op, float a, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void unaryF32(hg_slice<const float> in, hg_slice<float> out, int32_t op, float a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, float>(in, out, op, a, hg_f);
   } else {
@@ -4728,7 +4728,7 @@ extern "C" __global__ void unary_f32_checked(const float* in_p, float* out_p, lo
 }
 
 #line 518 "kernels_types.go"
-template <bool Checked> __device__ void binaryF32(hg_slice<const float> x, hg_slice<const float> y, hg_slice<float> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void binaryF32(hg_slice<const float> x, hg_slice<const float> y, hg_slice<float> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, float>(x, y, out, op, hg_f);
   } else {
@@ -4744,7 +4744,7 @@ extern "C" __global__ void binary_f32_checked(const float* x_p, const float* y_p
 }
 
 #line 529 "kernels_types.go"
-template <bool Checked> __device__ void segReduceF32(hg_slice<const float> in, hg_slice<const int64_t> offs, hg_slice<float> out, float id, int32_t op, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void segReduceF32(hg_slice<const float> in, hg_slice<const int64_t> offs, hg_slice<float> out, float id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
 #line 531 "kernels_types.go"
@@ -4759,7 +4759,7 @@ extern "C" __global__ void seg_reduce_f32_checked(const float* in_p, long long i
 }
 
 #line 537 "kernels_types.go"
-template <bool Checked> __device__ void selectCountF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, float a, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void selectCountF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, float a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 539 "kernels_types.go"
@@ -4774,7 +4774,7 @@ extern "C" __global__ void select_count_f32_checked(const float* in_p, long long
 }
 
 #line 545 "kernels_types.go"
-template <bool Checked> __device__ void selectScatterF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<float> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, float a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void selectScatterF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<float> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, float a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 547 "kernels_types.go"
@@ -4792,7 +4792,7 @@ extern "C" __global__ void select_scatter_f32_checked(const float* in_p, long lo
 }
 
 #line 554 "kernels_types.go"
-template <bool Checked> __device__ void segScanF32(hg_slice<const float> in, hg_slice<const uint8_t> heads, hg_slice<float> out, hg_slice<float> sums, hg_slice<uint8_t> sumHeads, hg_slice<const float> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void segScanF32(hg_slice<const float> in, hg_slice<const uint8_t> heads, hg_slice<float> out, hg_slice<float> sums, hg_slice<uint8_t> sumHeads, hg_slice<const float> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
@@ -4814,7 +4814,7 @@ extern "C" __global__ void seg_scan_f32_checked(const float* in_p, long long in_
 }
 
 #line 565 "kernels_types.go"
-template <bool Checked> __device__ void reduceF64(hg_slice<const double> in, hg_slice<double> out, double id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void reduceF64(hg_slice<const double> in, hg_slice<double> out, double id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
 #line 567 "kernels_types.go"
@@ -4833,7 +4833,7 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f64_checked(const doub
 }
 
 #line 577 "kernels_types.go"
-template <bool Checked> __device__ void argReduceF64(hg_slice<const double> in, hg_slice<const int64_t> inI, hg_slice<double> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void argReduceF64(hg_slice<const double> in, hg_slice<const int64_t> inI, hg_slice<double> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warpsV;
   hg_array<double, 32>* warpsV = &hg_shared_warpsV;
 #line 579 "kernels_types.go"
@@ -4859,7 +4859,7 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f64_checked(const 
 }
 
 #line 591 "kernels_types.go"
-template <bool Checked> __device__ void scanUpF64(hg_slice<const double> in, hg_slice<double> sums, long long tile, long long tpb, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanUpF64(hg_slice<const double> in, hg_slice<double> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
 #line 593 "kernels_types.go"
@@ -4874,7 +4874,7 @@ extern "C" __global__ void scan_up_f64_checked(const double* in_p, long long in_
 }
 
 #line 599 "kernels_types.go"
-template <bool Checked> __device__ void scanF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<const double> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<const double> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
 #line 601 "kernels_types.go"
@@ -4890,7 +4890,7 @@ extern "C" __global__ void scan_f64_checked(const double* in_p, long long in_n, 
 }
 
 #line 608 "kernels_types.go"
-template <bool Checked> __device__ void scanLBF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanLBF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
 #line 610 "kernels_types.go"
@@ -4909,7 +4909,7 @@ extern "C" __global__ void scan_lbf64_checked(const double* in_p, long long in_n
 }
 
 #line 618 "kernels_types.go"
-template <bool Checked> __device__ void unaryF64(hg_slice<const double> in, hg_slice<double> out, int32_t op, double a, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void unaryF64(hg_slice<const double> in, hg_slice<double> out, int32_t op, double a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, double>(in, out, op, a, hg_f);
   } else {
@@ -4925,7 +4925,7 @@ extern "C" __global__ void unary_f64_checked(const double* in_p, double* out_p, 
 }
 
 #line 629 "kernels_types.go"
-template <bool Checked> __device__ void binaryF64(hg_slice<const double> x, hg_slice<const double> y, hg_slice<double> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void binaryF64(hg_slice<const double> x, hg_slice<const double> y, hg_slice<double> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, double>(x, y, out, op, hg_f);
   } else {
@@ -4941,7 +4941,7 @@ extern "C" __global__ void binary_f64_checked(const double* x_p, const double* y
 }
 
 #line 640 "kernels_types.go"
-template <bool Checked> __device__ void segReduceF64(hg_slice<const double> in, hg_slice<const int64_t> offs, hg_slice<double> out, double id, int32_t op, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void segReduceF64(hg_slice<const double> in, hg_slice<const int64_t> offs, hg_slice<double> out, double id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
 #line 642 "kernels_types.go"
@@ -4956,7 +4956,7 @@ extern "C" __global__ void seg_reduce_f64_checked(const double* in_p, long long 
 }
 
 #line 648 "kernels_types.go"
-template <bool Checked> __device__ void selectCountF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, double a, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void selectCountF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, double a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 650 "kernels_types.go"
@@ -4971,7 +4971,7 @@ extern "C" __global__ void select_count_f64_checked(const double* in_p, long lon
 }
 
 #line 656 "kernels_types.go"
-template <bool Checked> __device__ void selectScatterF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<double> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, double a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void selectScatterF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<double> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, double a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
 #line 658 "kernels_types.go"
@@ -4989,7 +4989,7 @@ extern "C" __global__ void select_scatter_f64_checked(const double* in_p, long l
 }
 
 #line 665 "kernels_types.go"
-template <bool Checked> __device__ void segScanF64(hg_slice<const double> in, hg_slice<const uint8_t> heads, hg_slice<double> out, hg_slice<double> sums, hg_slice<uint8_t> sumHeads, hg_slice<const double> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void segScanF64(hg_slice<const double> in, hg_slice<const uint8_t> heads, hg_slice<double> out, hg_slice<double> sums, hg_slice<uint8_t> sumHeads, hg_slice<const double> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
@@ -5011,7 +5011,7 @@ extern "C" __global__ void seg_scan_f64_checked(const double* in_p, long long in
 }
 
 #line 676 "kernels_types.go"
-template <bool Checked> __device__ void histogramU8(hg_slice<const uint8_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void histogramU8(hg_slice<const uint8_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint8_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
 }
@@ -5024,7 +5024,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u8_checked(const 
 }
 
 #line 684 "kernels_types.go"
-template <bool Checked> __device__ void histogramU16(hg_slice<const uint16_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void histogramU16(hg_slice<const uint16_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint16_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
 }
@@ -5037,7 +5037,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u16_checked(const
 }
 
 #line 692 "kernels_types.go"
-template <bool Checked> __device__ void histogramI32(hg_slice<const int32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void histogramI32(hg_slice<const int32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, int32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
 }
@@ -5050,7 +5050,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_i32_checked(const
 }
 
 #line 700 "kernels_types.go"
-template <bool Checked> __device__ void histogramU32(hg_slice<const uint32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void histogramU32(hg_slice<const uint32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
 }
@@ -5063,7 +5063,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u32_checked(const
 }
 
 #line 708 "kernels_types.go"
-template <bool Checked> __device__ void histogramF32(hg_slice<const float> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void histogramF32(hg_slice<const float> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, float>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
 }
@@ -5076,7 +5076,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f32_checked(const
 }
 
 #line 716 "kernels_types.go"
-template <bool Checked> __device__ void histogramF64(hg_slice<const double> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void histogramF64(hg_slice<const double> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, double>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
 }
@@ -5089,7 +5089,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f64_checked(const
 }
 
 #line 724 "kernels_types.go"
-template <bool Checked> __device__ void sortCountI8(hg_slice<const int8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortCountI8(hg_slice<const int8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
 #line 726 "kernels_types.go"
@@ -5104,7 +5104,7 @@ extern "C" __global__ void sort_count_i8_checked(const int8_t* keys_p, long long
 }
 
 #line 732 "kernels_types.go"
-template <bool Checked> __device__ void sortKeysI8(hg_slice<const int8_t> keysIn, hg_slice<int8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortKeysI8(hg_slice<const int8_t> keysIn, hg_slice<int8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 734 "kernels_types.go"
@@ -5125,7 +5125,7 @@ extern "C" __global__ void sort_keys_i8_checked(const int8_t* keysIn_p, long lon
 }
 
 #line 742 "kernels_types.go"
-template <bool Checked> __device__ void keyHeadsI8(hg_slice<const int8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void keyHeadsI8(hg_slice<const int8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int8_t>(keys, flags, span, hg_f);
 }
 
@@ -5137,7 +5137,7 @@ extern "C" __global__ void key_heads_i8_checked(const int8_t* keys_p, long long 
 }
 
 #line 749 "kernels_types.go"
-template <bool Checked> __device__ void mergeBlockI8(hg_slice<const int8_t> in, hg_slice<int8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergeBlockI8(hg_slice<const int8_t> in, hg_slice<int8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5153,7 +5153,7 @@ extern "C" __global__ void merge_block_i8_checked(const int8_t* in_p, long long 
 }
 
 #line 758 "kernels_types.go"
-template <bool Checked> __device__ void mergePassI8(hg_slice<const int8_t> src, hg_slice<int8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergePassI8(hg_slice<const int8_t> src, hg_slice<int8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5172,7 +5172,7 @@ extern "C" __global__ void merge_pass_i8_checked(const int8_t* src_p, int8_t* ds
 }
 
 #line 768 "kernels_types.go"
-template <bool Checked> __device__ void sortCountU8(hg_slice<const uint8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortCountU8(hg_slice<const uint8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
 #line 770 "kernels_types.go"
@@ -5187,7 +5187,7 @@ extern "C" __global__ void sort_count_u8_checked(const uint8_t* keys_p, long lon
 }
 
 #line 776 "kernels_types.go"
-template <bool Checked> __device__ void sortKeysU8(hg_slice<const uint8_t> keysIn, hg_slice<uint8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortKeysU8(hg_slice<const uint8_t> keysIn, hg_slice<uint8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 778 "kernels_types.go"
@@ -5208,7 +5208,7 @@ extern "C" __global__ void sort_keys_u8_checked(const uint8_t* keysIn_p, long lo
 }
 
 #line 786 "kernels_types.go"
-template <bool Checked> __device__ void keyHeadsU8(hg_slice<const uint8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void keyHeadsU8(hg_slice<const uint8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint8_t>(keys, flags, span, hg_f);
 }
 
@@ -5220,7 +5220,7 @@ extern "C" __global__ void key_heads_u8_checked(const uint8_t* keys_p, long long
 }
 
 #line 793 "kernels_types.go"
-template <bool Checked> __device__ void mergeBlockU8(hg_slice<const uint8_t> in, hg_slice<uint8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergeBlockU8(hg_slice<const uint8_t> in, hg_slice<uint8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5236,7 +5236,7 @@ extern "C" __global__ void merge_block_u8_checked(const uint8_t* in_p, long long
 }
 
 #line 802 "kernels_types.go"
-template <bool Checked> __device__ void mergePassU8(hg_slice<const uint8_t> src, hg_slice<uint8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergePassU8(hg_slice<const uint8_t> src, hg_slice<uint8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5255,7 +5255,7 @@ extern "C" __global__ void merge_pass_u8_checked(const uint8_t* src_p, uint8_t* 
 }
 
 #line 812 "kernels_types.go"
-template <bool Checked> __device__ void sortCountI16(hg_slice<const int16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortCountI16(hg_slice<const int16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
 #line 814 "kernels_types.go"
@@ -5270,7 +5270,7 @@ extern "C" __global__ void sort_count_i16_checked(const int16_t* keys_p, long lo
 }
 
 #line 820 "kernels_types.go"
-template <bool Checked> __device__ void sortKeysI16(hg_slice<const int16_t> keysIn, hg_slice<int16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortKeysI16(hg_slice<const int16_t> keysIn, hg_slice<int16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 822 "kernels_types.go"
@@ -5291,7 +5291,7 @@ extern "C" __global__ void sort_keys_i16_checked(const int16_t* keysIn_p, long l
 }
 
 #line 830 "kernels_types.go"
-template <bool Checked> __device__ void keyHeadsI16(hg_slice<const int16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void keyHeadsI16(hg_slice<const int16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int16_t>(keys, flags, span, hg_f);
 }
 
@@ -5303,7 +5303,7 @@ extern "C" __global__ void key_heads_i16_checked(const int16_t* keys_p, long lon
 }
 
 #line 837 "kernels_types.go"
-template <bool Checked> __device__ void mergeBlockI16(hg_slice<const int16_t> in, hg_slice<int16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergeBlockI16(hg_slice<const int16_t> in, hg_slice<int16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5319,7 +5319,7 @@ extern "C" __global__ void merge_block_i16_checked(const int16_t* in_p, long lon
 }
 
 #line 846 "kernels_types.go"
-template <bool Checked> __device__ void mergePassI16(hg_slice<const int16_t> src, hg_slice<int16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergePassI16(hg_slice<const int16_t> src, hg_slice<int16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5338,7 +5338,7 @@ extern "C" __global__ void merge_pass_i16_checked(const int16_t* src_p, int16_t*
 }
 
 #line 856 "kernels_types.go"
-template <bool Checked> __device__ void sortCountU16(hg_slice<const uint16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortCountU16(hg_slice<const uint16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
 #line 858 "kernels_types.go"
@@ -5353,7 +5353,7 @@ extern "C" __global__ void sort_count_u16_checked(const uint16_t* keys_p, long l
 }
 
 #line 864 "kernels_types.go"
-template <bool Checked> __device__ void sortKeysU16(hg_slice<const uint16_t> keysIn, hg_slice<uint16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortKeysU16(hg_slice<const uint16_t> keysIn, hg_slice<uint16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 866 "kernels_types.go"
@@ -5374,7 +5374,7 @@ extern "C" __global__ void sort_keys_u16_checked(const uint16_t* keysIn_p, long 
 }
 
 #line 874 "kernels_types.go"
-template <bool Checked> __device__ void keyHeadsU16(hg_slice<const uint16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void keyHeadsU16(hg_slice<const uint16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint16_t>(keys, flags, span, hg_f);
 }
 
@@ -5386,7 +5386,7 @@ extern "C" __global__ void key_heads_u16_checked(const uint16_t* keys_p, long lo
 }
 
 #line 881 "kernels_types.go"
-template <bool Checked> __device__ void mergeBlockU16(hg_slice<const uint16_t> in, hg_slice<uint16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergeBlockU16(hg_slice<const uint16_t> in, hg_slice<uint16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5402,7 +5402,7 @@ extern "C" __global__ void merge_block_u16_checked(const uint16_t* in_p, long lo
 }
 
 #line 890 "kernels_types.go"
-template <bool Checked> __device__ void mergePassU16(hg_slice<const uint16_t> src, hg_slice<uint16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergePassU16(hg_slice<const uint16_t> src, hg_slice<uint16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5421,7 +5421,7 @@ extern "C" __global__ void merge_pass_u16_checked(const uint16_t* src_p, uint16_
 }
 
 #line 900 "kernels_types.go"
-template <bool Checked> __device__ void sortCountI32(hg_slice<const int32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortCountI32(hg_slice<const int32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
 #line 902 "kernels_types.go"
@@ -5436,7 +5436,7 @@ extern "C" __global__ void sort_count_i32_checked(const int32_t* keys_p, long lo
 }
 
 #line 908 "kernels_types.go"
-template <bool Checked> __device__ void sortKeysI32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortKeysI32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 910 "kernels_types.go"
@@ -5457,7 +5457,7 @@ extern "C" __global__ void sort_keys_i32_checked(const int32_t* keysIn_p, long l
 }
 
 #line 918 "kernels_types.go"
-template <bool Checked> __device__ void keyHeadsI32(hg_slice<const int32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void keyHeadsI32(hg_slice<const int32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int32_t>(keys, flags, span, hg_f);
 }
 
@@ -5469,7 +5469,7 @@ extern "C" __global__ void key_heads_i32_checked(const int32_t* keys_p, long lon
 }
 
 #line 925 "kernels_types.go"
-template <bool Checked> __device__ void mergeBlockI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergeBlockI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5485,7 +5485,7 @@ extern "C" __global__ void merge_block_i32_checked(const int32_t* in_p, long lon
 }
 
 #line 934 "kernels_types.go"
-template <bool Checked> __device__ void mergePassI32(hg_slice<const int32_t> src, hg_slice<int32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergePassI32(hg_slice<const int32_t> src, hg_slice<int32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5504,7 +5504,7 @@ extern "C" __global__ void merge_pass_i32_checked(const int32_t* src_p, int32_t*
 }
 
 #line 944 "kernels_types.go"
-template <bool Checked> __device__ void sortCountU32(hg_slice<const uint32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortCountU32(hg_slice<const uint32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
 #line 946 "kernels_types.go"
@@ -5519,7 +5519,7 @@ extern "C" __global__ void sort_count_u32_checked(const uint32_t* keys_p, long l
 }
 
 #line 952 "kernels_types.go"
-template <bool Checked> __device__ void sortKeysU32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortKeysU32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 954 "kernels_types.go"
@@ -5540,7 +5540,7 @@ extern "C" __global__ void sort_keys_u32_checked(const uint32_t* keysIn_p, long 
 }
 
 #line 962 "kernels_types.go"
-template <bool Checked> __device__ void keyHeadsU32(hg_slice<const uint32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void keyHeadsU32(hg_slice<const uint32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint32_t>(keys, flags, span, hg_f);
 }
 
@@ -5552,7 +5552,7 @@ extern "C" __global__ void key_heads_u32_checked(const uint32_t* keys_p, long lo
 }
 
 #line 969 "kernels_types.go"
-template <bool Checked> __device__ void mergeBlockU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergeBlockU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5568,7 +5568,7 @@ extern "C" __global__ void merge_block_u32_checked(const uint32_t* in_p, long lo
 }
 
 #line 978 "kernels_types.go"
-template <bool Checked> __device__ void mergePassU32(hg_slice<const uint32_t> src, hg_slice<uint32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergePassU32(hg_slice<const uint32_t> src, hg_slice<uint32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5587,7 +5587,7 @@ extern "C" __global__ void merge_pass_u32_checked(const uint32_t* src_p, uint32_
 }
 
 #line 988 "kernels_types.go"
-template <bool Checked> __device__ void sortCountI64(hg_slice<const int64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortCountI64(hg_slice<const int64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
 #line 990 "kernels_types.go"
@@ -5602,7 +5602,7 @@ extern "C" __global__ void sort_count_i64_checked(const int64_t* keys_p, long lo
 }
 
 #line 996 "kernels_types.go"
-template <bool Checked> __device__ void sortKeysI64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortKeysI64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 998 "kernels_types.go"
@@ -5623,7 +5623,7 @@ extern "C" __global__ void sort_keys_i64_checked(const int64_t* keysIn_p, long l
 }
 
 #line 1006 "kernels_types.go"
-template <bool Checked> __device__ void keyHeadsI64(hg_slice<const int64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void keyHeadsI64(hg_slice<const int64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int64_t>(keys, flags, span, hg_f);
 }
 
@@ -5635,7 +5635,7 @@ extern "C" __global__ void key_heads_i64_checked(const int64_t* keys_p, long lon
 }
 
 #line 1013 "kernels_types.go"
-template <bool Checked> __device__ void mergeBlockI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergeBlockI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5651,7 +5651,7 @@ extern "C" __global__ void merge_block_i64_checked(const int64_t* in_p, long lon
 }
 
 #line 1022 "kernels_types.go"
-template <bool Checked> __device__ void mergePassI64(hg_slice<const int64_t> src, hg_slice<int64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergePassI64(hg_slice<const int64_t> src, hg_slice<int64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5670,7 +5670,7 @@ extern "C" __global__ void merge_pass_i64_checked(const int64_t* src_p, int64_t*
 }
 
 #line 1032 "kernels_types.go"
-template <bool Checked> __device__ void sortCountU64(hg_slice<const uint64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortCountU64(hg_slice<const uint64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
 #line 1034 "kernels_types.go"
@@ -5685,7 +5685,7 @@ extern "C" __global__ void sort_count_u64_checked(const uint64_t* keys_p, long l
 }
 
 #line 1040 "kernels_types.go"
-template <bool Checked> __device__ void sortKeysU64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortKeysU64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1042 "kernels_types.go"
@@ -5706,7 +5706,7 @@ extern "C" __global__ void sort_keys_u64_checked(const uint64_t* keysIn_p, long 
 }
 
 #line 1050 "kernels_types.go"
-template <bool Checked> __device__ void keyHeadsU64(hg_slice<const uint64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void keyHeadsU64(hg_slice<const uint64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint64_t>(keys, flags, span, hg_f);
 }
 
@@ -5718,7 +5718,7 @@ extern "C" __global__ void key_heads_u64_checked(const uint64_t* keys_p, long lo
 }
 
 #line 1057 "kernels_types.go"
-template <bool Checked> __device__ void mergeBlockU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergeBlockU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5734,7 +5734,7 @@ extern "C" __global__ void merge_block_u64_checked(const uint64_t* in_p, long lo
 }
 
 #line 1066 "kernels_types.go"
-template <bool Checked> __device__ void mergePassU64(hg_slice<const uint64_t> src, hg_slice<uint64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergePassU64(hg_slice<const uint64_t> src, hg_slice<uint64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5753,7 +5753,7 @@ extern "C" __global__ void merge_pass_u64_checked(const uint64_t* src_p, uint64_
 }
 
 #line 1076 "kernels_types.go"
-template <bool Checked> __device__ void sortCountF32(hg_slice<const float> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortCountF32(hg_slice<const float> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
 #line 1078 "kernels_types.go"
@@ -5768,7 +5768,7 @@ extern "C" __global__ void sort_count_f32_checked(const float* keys_p, long long
 }
 
 #line 1084 "kernels_types.go"
-template <bool Checked> __device__ void sortKeysF32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortKeysF32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1086 "kernels_types.go"
@@ -5789,7 +5789,7 @@ extern "C" __global__ void sort_keys_f32_checked(const float* keysIn_p, long lon
 }
 
 #line 1094 "kernels_types.go"
-template <bool Checked> __device__ void keyHeadsF32(hg_slice<const float> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void keyHeadsF32(hg_slice<const float> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, float>(keys, flags, span, hg_f);
 }
 
@@ -5801,7 +5801,7 @@ extern "C" __global__ void key_heads_f32_checked(const float* keys_p, long long 
 }
 
 #line 1101 "kernels_types.go"
-template <bool Checked> __device__ void mergeBlockF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergeBlockF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5817,7 +5817,7 @@ extern "C" __global__ void merge_block_f32_checked(const float* in_p, long long 
 }
 
 #line 1110 "kernels_types.go"
-template <bool Checked> __device__ void mergePassF32(hg_slice<const float> src, hg_slice<float> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergePassF32(hg_slice<const float> src, hg_slice<float> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5836,7 +5836,7 @@ extern "C" __global__ void merge_pass_f32_checked(const float* src_p, float* dst
 }
 
 #line 1120 "kernels_types.go"
-template <bool Checked> __device__ void sortCountF64(hg_slice<const double> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortCountF64(hg_slice<const double> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
 #line 1122 "kernels_types.go"
@@ -5851,7 +5851,7 @@ extern "C" __global__ void sort_count_f64_checked(const double* keys_p, long lon
 }
 
 #line 1128 "kernels_types.go"
-template <bool Checked> __device__ void sortKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1130 "kernels_types.go"
@@ -5872,7 +5872,7 @@ extern "C" __global__ void sort_keys_f64_checked(const double* keysIn_p, long lo
 }
 
 #line 1138 "kernels_types.go"
-template <bool Checked> __device__ void keyHeadsF64(hg_slice<const double> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void keyHeadsF64(hg_slice<const double> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, double>(keys, flags, span, hg_f);
 }
 
@@ -5884,7 +5884,7 @@ extern "C" __global__ void key_heads_f64_checked(const double* keys_p, long long
 }
 
 #line 1145 "kernels_types.go"
-template <bool Checked> __device__ void mergeBlockF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergeBlockF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5900,7 +5900,7 @@ extern "C" __global__ void merge_block_f64_checked(const double* in_p, long long
 }
 
 #line 1154 "kernels_types.go"
-template <bool Checked> __device__ void mergePassF64(hg_slice<const double> src, hg_slice<double> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mergePassF64(hg_slice<const double> src, hg_slice<double> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
@@ -5919,7 +5919,7 @@ extern "C" __global__ void merge_pass_f64_checked(const double* src_p, double* d
 }
 
 #line 1164 "kernels_types.go"
-template <bool Checked> __device__ void gatherI32(hg_slice<const int32_t> in, hg_slice<const uint32_t> idx, hg_slice<int32_t> out, long long count, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void gatherI32(hg_slice<const int32_t> in, hg_slice<const uint32_t> idx, hg_slice<int32_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, int32_t>(in, idx, out, count, span, hg_f);
 }
 
@@ -5931,7 +5931,7 @@ extern "C" __global__ void gather_i32_checked(const int32_t* in_p, const uint32_
 }
 
 #line 1171 "kernels_types.go"
-template <bool Checked> __device__ void gatherU32(hg_slice<const uint32_t> in, hg_slice<const uint32_t> idx, hg_slice<uint32_t> out, long long count, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void gatherU32(hg_slice<const uint32_t> in, hg_slice<const uint32_t> idx, hg_slice<uint32_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, uint32_t>(in, idx, out, count, span, hg_f);
 }
 
@@ -5943,7 +5943,7 @@ extern "C" __global__ void gather_u32_checked(const uint32_t* in_p, const uint32
 }
 
 #line 1178 "kernels_types.go"
-template <bool Checked> __device__ void gatherI64(hg_slice<const int64_t> in, hg_slice<const uint32_t> idx, hg_slice<int64_t> out, long long count, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void gatherI64(hg_slice<const int64_t> in, hg_slice<const uint32_t> idx, hg_slice<int64_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, int64_t>(in, idx, out, count, span, hg_f);
 }
 
@@ -5955,7 +5955,7 @@ extern "C" __global__ void gather_i64_checked(const int64_t* in_p, const uint32_
 }
 
 #line 1185 "kernels_types.go"
-template <bool Checked> __device__ void gatherU64(hg_slice<const uint64_t> in, hg_slice<const uint32_t> idx, hg_slice<uint64_t> out, long long count, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void gatherU64(hg_slice<const uint64_t> in, hg_slice<const uint32_t> idx, hg_slice<uint64_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, uint64_t>(in, idx, out, count, span, hg_f);
 }
 
@@ -5967,7 +5967,7 @@ extern "C" __global__ void gather_u64_checked(const uint64_t* in_p, const uint32
 }
 
 #line 1192 "kernels_types.go"
-template <bool Checked> __device__ void gatherF32(hg_slice<const float> in, hg_slice<const uint32_t> idx, hg_slice<float> out, long long count, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void gatherF32(hg_slice<const float> in, hg_slice<const uint32_t> idx, hg_slice<float> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, float>(in, idx, out, count, span, hg_f);
 }
 
@@ -5979,7 +5979,7 @@ extern "C" __global__ void gather_f32_checked(const float* in_p, const uint32_t*
 }
 
 #line 1199 "kernels_types.go"
-template <bool Checked> __device__ void gatherF64(hg_slice<const double> in, hg_slice<const uint32_t> idx, hg_slice<double> out, long long count, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void gatherF64(hg_slice<const double> in, hg_slice<const uint32_t> idx, hg_slice<double> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, double>(in, idx, out, count, span, hg_f);
 }
 
@@ -5991,7 +5991,7 @@ extern "C" __global__ void gather_f64_checked(const double* in_p, const uint32_t
 }
 
 #line 1206 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1208 "kernels_types.go"
@@ -6012,7 +6012,7 @@ extern "C" __global__ void sort_pairs_i32_i32_checked(const int32_t* keysIn_p, l
 }
 
 #line 1216 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1218 "kernels_types.go"
@@ -6033,7 +6033,7 @@ extern "C" __global__ void sort_pairs_i32_u32_checked(const int32_t* keysIn_p, l
 }
 
 #line 1226 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1228 "kernels_types.go"
@@ -6054,7 +6054,7 @@ extern "C" __global__ void sort_pairs_i32_i64_checked(const int32_t* keysIn_p, l
 }
 
 #line 1236 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1238 "kernels_types.go"
@@ -6075,7 +6075,7 @@ extern "C" __global__ void sort_pairs_i32_u64_checked(const int32_t* keysIn_p, l
 }
 
 #line 1246 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1248 "kernels_types.go"
@@ -6096,7 +6096,7 @@ extern "C" __global__ void sort_pairs_i32_f32_checked(const int32_t* keysIn_p, l
 }
 
 #line 1256 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1258 "kernels_types.go"
@@ -6117,7 +6117,7 @@ extern "C" __global__ void sort_pairs_i32_f64_checked(const int32_t* keysIn_p, l
 }
 
 #line 1266 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1268 "kernels_types.go"
@@ -6138,7 +6138,7 @@ extern "C" __global__ void sort_pairs_u32_i32_checked(const uint32_t* keysIn_p, 
 }
 
 #line 1276 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsU32U32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsU32U32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1278 "kernels_types.go"
@@ -6159,7 +6159,7 @@ extern "C" __global__ void sort_pairs_u32_u32_checked(const uint32_t* keysIn_p, 
 }
 
 #line 1286 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsU32I64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsU32I64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1288 "kernels_types.go"
@@ -6180,7 +6180,7 @@ extern "C" __global__ void sort_pairs_u32_i64_checked(const uint32_t* keysIn_p, 
 }
 
 #line 1296 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsU32U64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsU32U64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1298 "kernels_types.go"
@@ -6201,7 +6201,7 @@ extern "C" __global__ void sort_pairs_u32_u64_checked(const uint32_t* keysIn_p, 
 }
 
 #line 1306 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsU32F32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsU32F32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1308 "kernels_types.go"
@@ -6222,7 +6222,7 @@ extern "C" __global__ void sort_pairs_u32_f32_checked(const uint32_t* keysIn_p, 
 }
 
 #line 1316 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsU32F64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsU32F64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1318 "kernels_types.go"
@@ -6243,7 +6243,7 @@ extern "C" __global__ void sort_pairs_u32_f64_checked(const uint32_t* keysIn_p, 
 }
 
 #line 1326 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsI64I32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsI64I32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1328 "kernels_types.go"
@@ -6264,7 +6264,7 @@ extern "C" __global__ void sort_pairs_i64_i32_checked(const int64_t* keysIn_p, l
 }
 
 #line 1336 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsI64U32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsI64U32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1338 "kernels_types.go"
@@ -6285,7 +6285,7 @@ extern "C" __global__ void sort_pairs_i64_u32_checked(const int64_t* keysIn_p, l
 }
 
 #line 1346 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsI64I64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsI64I64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1348 "kernels_types.go"
@@ -6306,7 +6306,7 @@ extern "C" __global__ void sort_pairs_i64_i64_checked(const int64_t* keysIn_p, l
 }
 
 #line 1356 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsI64U64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsI64U64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1358 "kernels_types.go"
@@ -6327,7 +6327,7 @@ extern "C" __global__ void sort_pairs_i64_u64_checked(const int64_t* keysIn_p, l
 }
 
 #line 1366 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsI64F32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsI64F32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1368 "kernels_types.go"
@@ -6348,7 +6348,7 @@ extern "C" __global__ void sort_pairs_i64_f32_checked(const int64_t* keysIn_p, l
 }
 
 #line 1376 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsI64F64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsI64F64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1378 "kernels_types.go"
@@ -6369,7 +6369,7 @@ extern "C" __global__ void sort_pairs_i64_f64_checked(const int64_t* keysIn_p, l
 }
 
 #line 1386 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsU64I32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsU64I32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1388 "kernels_types.go"
@@ -6390,7 +6390,7 @@ extern "C" __global__ void sort_pairs_u64_i32_checked(const uint64_t* keysIn_p, 
 }
 
 #line 1396 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsU64U32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsU64U32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1398 "kernels_types.go"
@@ -6411,7 +6411,7 @@ extern "C" __global__ void sort_pairs_u64_u32_checked(const uint64_t* keysIn_p, 
 }
 
 #line 1406 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsU64I64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsU64I64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1408 "kernels_types.go"
@@ -6432,7 +6432,7 @@ extern "C" __global__ void sort_pairs_u64_i64_checked(const uint64_t* keysIn_p, 
 }
 
 #line 1416 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsU64U64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsU64U64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1418 "kernels_types.go"
@@ -6453,7 +6453,7 @@ extern "C" __global__ void sort_pairs_u64_u64_checked(const uint64_t* keysIn_p, 
 }
 
 #line 1426 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsU64F32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsU64F32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1428 "kernels_types.go"
@@ -6474,7 +6474,7 @@ extern "C" __global__ void sort_pairs_u64_f32_checked(const uint64_t* keysIn_p, 
 }
 
 #line 1436 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsU64F64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsU64F64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1438 "kernels_types.go"
@@ -6495,7 +6495,7 @@ extern "C" __global__ void sort_pairs_u64_f64_checked(const uint64_t* keysIn_p, 
 }
 
 #line 1446 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsF32I32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsF32I32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1448 "kernels_types.go"
@@ -6516,7 +6516,7 @@ extern "C" __global__ void sort_pairs_f32_i32_checked(const float* keysIn_p, lon
 }
 
 #line 1456 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsF32U32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsF32U32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1458 "kernels_types.go"
@@ -6537,7 +6537,7 @@ extern "C" __global__ void sort_pairs_f32_u32_checked(const float* keysIn_p, lon
 }
 
 #line 1466 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsF32I64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsF32I64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1468 "kernels_types.go"
@@ -6558,7 +6558,7 @@ extern "C" __global__ void sort_pairs_f32_i64_checked(const float* keysIn_p, lon
 }
 
 #line 1476 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsF32U64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsF32U64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1478 "kernels_types.go"
@@ -6579,7 +6579,7 @@ extern "C" __global__ void sort_pairs_f32_u64_checked(const float* keysIn_p, lon
 }
 
 #line 1486 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsF32F32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsF32F32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1488 "kernels_types.go"
@@ -6600,7 +6600,7 @@ extern "C" __global__ void sort_pairs_f32_f32_checked(const float* keysIn_p, lon
 }
 
 #line 1496 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsF32F64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsF32F64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1498 "kernels_types.go"
@@ -6621,7 +6621,7 @@ extern "C" __global__ void sort_pairs_f32_f64_checked(const float* keysIn_p, lon
 }
 
 #line 1506 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsF64I32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsF64I32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1508 "kernels_types.go"
@@ -6642,7 +6642,7 @@ extern "C" __global__ void sort_pairs_f64_i32_checked(const double* keysIn_p, lo
 }
 
 #line 1516 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsF64U32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsF64U32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1518 "kernels_types.go"
@@ -6663,7 +6663,7 @@ extern "C" __global__ void sort_pairs_f64_u32_checked(const double* keysIn_p, lo
 }
 
 #line 1526 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsF64I64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsF64I64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1528 "kernels_types.go"
@@ -6684,7 +6684,7 @@ extern "C" __global__ void sort_pairs_f64_i64_checked(const double* keysIn_p, lo
 }
 
 #line 1536 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsF64U64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsF64U64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1538 "kernels_types.go"
@@ -6705,7 +6705,7 @@ extern "C" __global__ void sort_pairs_f64_u64_checked(const double* keysIn_p, lo
 }
 
 #line 1546 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsF64F32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsF64F32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1548 "kernels_types.go"
@@ -6726,7 +6726,7 @@ extern "C" __global__ void sort_pairs_f64_f32_checked(const double* keysIn_p, lo
 }
 
 #line 1556 "kernels_types.go"
-template <bool Checked> __device__ void sortPairsF64F64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortPairsF64F64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1558 "kernels_types.go"
@@ -6747,7 +6747,7 @@ extern "C" __global__ void sort_pairs_f64_f64_checked(const double* keysIn_p, lo
 }
 
 #line 10 "sort_types.go"
-template <bool Checked> __device__ void sortHistI8(hg_slice<const int8_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortHistI8(hg_slice<const int8_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
   hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
 #line 12 "sort_types.go"
@@ -6762,7 +6762,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i8_checked(const int
 }
 
 #line 18 "sort_types.go"
-template <bool Checked> __device__ void sweepKeysI8(hg_slice<const int8_t> keysIn, hg_slice<int8_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepKeysI8(hg_slice<const int8_t> keysIn, hg_slice<int8_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int8_t, 4096> hg_shared_sk;
   hg_array<int8_t, 4096>* sk = &hg_shared_sk;
 #line 20 "sort_types.go"
@@ -6778,7 +6778,7 @@ template <bool Checked> __device__ void sweepKeysI8(hg_slice<const int8_t> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 24 "sort_types.go"
-  onesweep<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 8LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 8LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -6789,7 +6789,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8_checked(const in
 }
 
 #line 30 "sort_types.go"
-template <bool Checked> __device__ void sortHistU8(hg_slice<const uint8_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortHistU8(hg_slice<const uint8_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
   hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
 #line 32 "sort_types.go"
@@ -6804,7 +6804,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u8_checked(const uin
 }
 
 #line 38 "sort_types.go"
-template <bool Checked> __device__ void sweepKeysU8(hg_slice<const uint8_t> keysIn, hg_slice<uint8_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepKeysU8(hg_slice<const uint8_t> keysIn, hg_slice<uint8_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint8_t, 4096> hg_shared_sk;
   hg_array<uint8_t, 4096>* sk = &hg_shared_sk;
 #line 40 "sort_types.go"
@@ -6820,7 +6820,7 @@ template <bool Checked> __device__ void sweepKeysU8(hg_slice<const uint8_t> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 44 "sort_types.go"
-  onesweep<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 8LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 8LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -6831,7 +6831,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8_checked(const ui
 }
 
 #line 50 "sort_types.go"
-template <bool Checked> __device__ void sortHistI16(hg_slice<const int16_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortHistI16(hg_slice<const int16_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
   hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
 #line 52 "sort_types.go"
@@ -6846,7 +6846,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i16_checked(const in
 }
 
 #line 58 "sort_types.go"
-template <bool Checked> __device__ void sweepKeysI16(hg_slice<const int16_t> keysIn, hg_slice<int16_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepKeysI16(hg_slice<const int16_t> keysIn, hg_slice<int16_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int16_t, 4096> hg_shared_sk;
   hg_array<int16_t, 4096>* sk = &hg_shared_sk;
 #line 60 "sort_types.go"
@@ -6862,7 +6862,7 @@ template <bool Checked> __device__ void sweepKeysI16(hg_slice<const int16_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 64 "sort_types.go"
-  onesweep<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 16LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 16LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -6873,7 +6873,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16_checked(const i
 }
 
 #line 70 "sort_types.go"
-template <bool Checked> __device__ void sortHistU16(hg_slice<const uint16_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortHistU16(hg_slice<const uint16_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
   hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
 #line 72 "sort_types.go"
@@ -6888,7 +6888,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u16_checked(const ui
 }
 
 #line 78 "sort_types.go"
-template <bool Checked> __device__ void sweepKeysU16(hg_slice<const uint16_t> keysIn, hg_slice<uint16_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepKeysU16(hg_slice<const uint16_t> keysIn, hg_slice<uint16_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint16_t, 4096> hg_shared_sk;
   hg_array<uint16_t, 4096>* sk = &hg_shared_sk;
 #line 80 "sort_types.go"
@@ -6904,7 +6904,7 @@ template <bool Checked> __device__ void sweepKeysU16(hg_slice<const uint16_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 84 "sort_types.go"
-  onesweep<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 16LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 16LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -6915,7 +6915,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16_checked(const u
 }
 
 #line 90 "sort_types.go"
-template <bool Checked> __device__ void sortHistI32(hg_slice<const int32_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortHistI32(hg_slice<const int32_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
   hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
 #line 92 "sort_types.go"
@@ -6930,7 +6930,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i32_checked(const in
 }
 
 #line 98 "sort_types.go"
-template <bool Checked> __device__ void sweepKeysI32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepKeysI32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 4096> hg_shared_sk;
   hg_array<int32_t, 4096>* sk = &hg_shared_sk;
 #line 100 "sort_types.go"
@@ -6946,7 +6946,7 @@ template <bool Checked> __device__ void sweepKeysI32(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 104 "sort_types.go"
-  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -6957,7 +6957,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32_checked(const i
 }
 
 #line 110 "sort_types.go"
-template <bool Checked> __device__ void sortHistU32(hg_slice<const uint32_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortHistU32(hg_slice<const uint32_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
   hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
 #line 112 "sort_types.go"
@@ -6972,7 +6972,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u32_checked(const ui
 }
 
 #line 118 "sort_types.go"
-template <bool Checked> __device__ void sweepKeysU32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepKeysU32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 4096> hg_shared_sk;
   hg_array<uint32_t, 4096>* sk = &hg_shared_sk;
 #line 120 "sort_types.go"
@@ -6988,7 +6988,7 @@ template <bool Checked> __device__ void sweepKeysU32(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 124 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -6999,7 +6999,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_checked(const u
 }
 
 #line 130 "sort_types.go"
-template <bool Checked> __device__ void sortHistI64(hg_slice<const int64_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortHistI64(hg_slice<const int64_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
   hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
 #line 132 "sort_types.go"
@@ -7014,7 +7014,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i64_checked(const in
 }
 
 #line 138 "sort_types.go"
-template <bool Checked> __device__ void sweepKeysI64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepKeysI64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 4096> hg_shared_sk;
   hg_array<int64_t, 4096>* sk = &hg_shared_sk;
 #line 140 "sort_types.go"
@@ -7030,7 +7030,7 @@ template <bool Checked> __device__ void sweepKeysI64(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 144 "sort_types.go"
-  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7041,7 +7041,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64_checked(const i
 }
 
 #line 150 "sort_types.go"
-template <bool Checked> __device__ void sortHistU64(hg_slice<const uint64_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortHistU64(hg_slice<const uint64_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
   hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
 #line 152 "sort_types.go"
@@ -7056,7 +7056,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u64_checked(const ui
 }
 
 #line 158 "sort_types.go"
-template <bool Checked> __device__ void sweepKeysU64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepKeysU64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 4096> hg_shared_sk;
   hg_array<uint64_t, 4096>* sk = &hg_shared_sk;
 #line 160 "sort_types.go"
@@ -7072,7 +7072,7 @@ template <bool Checked> __device__ void sweepKeysU64(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 164 "sort_types.go"
-  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7083,7 +7083,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64_checked(const u
 }
 
 #line 170 "sort_types.go"
-template <bool Checked> __device__ void sortHistF32(hg_slice<const float> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortHistF32(hg_slice<const float> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
   hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
 #line 172 "sort_types.go"
@@ -7098,7 +7098,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_f32_checked(const fl
 }
 
 #line 178 "sort_types.go"
-template <bool Checked> __device__ void sweepKeysF32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepKeysF32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<float, 4096> hg_shared_sk;
   hg_array<float, 4096>* sk = &hg_shared_sk;
 #line 180 "sort_types.go"
@@ -7114,7 +7114,7 @@ template <bool Checked> __device__ void sweepKeysF32(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 184 "sort_types.go"
-  onesweep<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7125,7 +7125,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32_checked(const f
 }
 
 #line 190 "sort_types.go"
-template <bool Checked> __device__ void sortHistF64(hg_slice<const double> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortHistF64(hg_slice<const double> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
   hg_array<uint32_t, 2048>* bins = &hg_shared_bins;
 #line 192 "sort_types.go"
@@ -7140,7 +7140,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_f64_checked(const do
 }
 
 #line 198 "sort_types.go"
-template <bool Checked> __device__ void sweepKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<double, 4096> hg_shared_sk;
   hg_array<double, 4096>* sk = &hg_shared_sk;
 #line 200 "sort_types.go"
@@ -7156,7 +7156,7 @@ template <bool Checked> __device__ void sweepKeysF64(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 204 "sort_types.go"
-  onesweep<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 3, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 24), hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 3, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7167,7 +7167,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64_checked(const d
 }
 
 #line 210 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 4096> hg_shared_sk;
   hg_array<int32_t, 4096>* sk = &hg_shared_sk;
 #line 212 "sort_types.go"
@@ -7186,7 +7186,7 @@ template <bool Checked> __device__ void sweepPairsI32I32(hg_slice<const int32_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 217 "sort_types.go"
-  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 217, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 217, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 217, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 217, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7197,7 +7197,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32_checked(co
 }
 
 #line 223 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 4096> hg_shared_sk;
   hg_array<int32_t, 4096>* sk = &hg_shared_sk;
 #line 225 "sort_types.go"
@@ -7216,7 +7216,7 @@ template <bool Checked> __device__ void sweepPairsI32U32(hg_slice<const int32_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 230 "sort_types.go"
-  onesweep<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 230, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 230, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 230, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 230, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7227,7 +7227,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32_checked(co
 }
 
 #line 236 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 3072> hg_shared_sk;
   hg_array<int32_t, 3072>* sk = &hg_shared_sk;
 #line 238 "sort_types.go"
@@ -7246,7 +7246,7 @@ template <bool Checked> __device__ void sweepPairsI32I64(hg_slice<const int32_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 243 "sort_types.go"
-  onesweep<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 243, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 243, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 243, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 243, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7257,7 +7257,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64_checked(co
 }
 
 #line 249 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 3072> hg_shared_sk;
   hg_array<int32_t, 3072>* sk = &hg_shared_sk;
 #line 251 "sort_types.go"
@@ -7276,7 +7276,7 @@ template <bool Checked> __device__ void sweepPairsI32U64(hg_slice<const int32_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 256 "sort_types.go"
-  onesweep<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 256, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 256, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 256, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 256, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7287,7 +7287,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64_checked(co
 }
 
 #line 262 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 4096> hg_shared_sk;
   hg_array<int32_t, 4096>* sk = &hg_shared_sk;
 #line 264 "sort_types.go"
@@ -7306,7 +7306,7 @@ template <bool Checked> __device__ void sweepPairsI32F32(hg_slice<const int32_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 269 "sort_types.go"
-  onesweep<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 269, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 269, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 269, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 269, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7317,7 +7317,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32_checked(co
 }
 
 #line 275 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 3072> hg_shared_sk;
   hg_array<int32_t, 3072>* sk = &hg_shared_sk;
 #line 277 "sort_types.go"
@@ -7336,7 +7336,7 @@ template <bool Checked> __device__ void sweepPairsI32F64(hg_slice<const int32_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 282 "sort_types.go"
-  onesweep<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 282, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 282, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 282, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 282, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7347,7 +7347,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64_checked(co
 }
 
 #line 288 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 4096> hg_shared_sk;
   hg_array<uint32_t, 4096>* sk = &hg_shared_sk;
 #line 290 "sort_types.go"
@@ -7366,7 +7366,7 @@ template <bool Checked> __device__ void sweepPairsU32I32(hg_slice<const uint32_t
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 295 "sort_types.go"
-  onesweep<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 295, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 295, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 295, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 295, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7377,7 +7377,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32_checked(co
 }
 
 #line 301 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsU32U32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsU32U32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 4096> hg_shared_sk;
   hg_array<uint32_t, 4096>* sk = &hg_shared_sk;
 #line 303 "sort_types.go"
@@ -7396,7 +7396,7 @@ template <bool Checked> __device__ void sweepPairsU32U32(hg_slice<const uint32_t
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 308 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 308, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 308, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 308, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 308, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7407,7 +7407,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32_checked(co
 }
 
 #line 314 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsU32I64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsU32I64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 3072> hg_shared_sk;
   hg_array<uint32_t, 3072>* sk = &hg_shared_sk;
 #line 316 "sort_types.go"
@@ -7426,7 +7426,7 @@ template <bool Checked> __device__ void sweepPairsU32I64(hg_slice<const uint32_t
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 321 "sort_types.go"
-  onesweep<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 321, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 321, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 321, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 321, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7437,7 +7437,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64_checked(co
 }
 
 #line 327 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsU32U64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsU32U64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 3072> hg_shared_sk;
   hg_array<uint32_t, 3072>* sk = &hg_shared_sk;
 #line 329 "sort_types.go"
@@ -7456,7 +7456,7 @@ template <bool Checked> __device__ void sweepPairsU32U64(hg_slice<const uint32_t
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 334 "sort_types.go"
-  onesweep<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 334, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 334, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 334, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 334, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7467,7 +7467,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64_checked(co
 }
 
 #line 340 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsU32F32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsU32F32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 4096> hg_shared_sk;
   hg_array<uint32_t, 4096>* sk = &hg_shared_sk;
 #line 342 "sort_types.go"
@@ -7486,7 +7486,7 @@ template <bool Checked> __device__ void sweepPairsU32F32(hg_slice<const uint32_t
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 347 "sort_types.go"
-  onesweep<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 347, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 347, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 347, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 347, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7497,7 +7497,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32_checked(co
 }
 
 #line 353 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsU32F64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsU32F64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 3072> hg_shared_sk;
   hg_array<uint32_t, 3072>* sk = &hg_shared_sk;
 #line 355 "sort_types.go"
@@ -7516,7 +7516,7 @@ template <bool Checked> __device__ void sweepPairsU32F64(hg_slice<const uint32_t
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 360 "sort_types.go"
-  onesweep<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 360, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 360, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 360, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 360, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7527,7 +7527,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64_checked(co
 }
 
 #line 366 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsI64I32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsI64I32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 3072> hg_shared_sk;
   hg_array<int64_t, 3072>* sk = &hg_shared_sk;
 #line 368 "sort_types.go"
@@ -7546,7 +7546,7 @@ template <bool Checked> __device__ void sweepPairsI64I32(hg_slice<const int64_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 373 "sort_types.go"
-  onesweep<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 373, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 373, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 373, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 373, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7557,7 +7557,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32_checked(co
 }
 
 #line 379 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsI64U32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsI64U32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 3072> hg_shared_sk;
   hg_array<int64_t, 3072>* sk = &hg_shared_sk;
 #line 381 "sort_types.go"
@@ -7576,7 +7576,7 @@ template <bool Checked> __device__ void sweepPairsI64U32(hg_slice<const int64_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 386 "sort_types.go"
-  onesweep<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 386, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 386, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 386, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 386, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7587,7 +7587,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32_checked(co
 }
 
 #line 392 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsI64I64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsI64I64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 2304> hg_shared_sk;
   hg_array<int64_t, 2304>* sk = &hg_shared_sk;
 #line 394 "sort_types.go"
@@ -7606,7 +7606,7 @@ template <bool Checked> __device__ void sweepPairsI64I64(hg_slice<const int64_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 399 "sort_types.go"
-  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 399, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 399, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 399, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 399, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7617,7 +7617,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64_checked(co
 }
 
 #line 405 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsI64U64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsI64U64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 2304> hg_shared_sk;
   hg_array<int64_t, 2304>* sk = &hg_shared_sk;
 #line 407 "sort_types.go"
@@ -7636,7 +7636,7 @@ template <bool Checked> __device__ void sweepPairsI64U64(hg_slice<const int64_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 412 "sort_types.go"
-  onesweep<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 412, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 412, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 412, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 412, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7647,7 +7647,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64_checked(co
 }
 
 #line 418 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsI64F32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsI64F32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 3072> hg_shared_sk;
   hg_array<int64_t, 3072>* sk = &hg_shared_sk;
 #line 420 "sort_types.go"
@@ -7666,7 +7666,7 @@ template <bool Checked> __device__ void sweepPairsI64F32(hg_slice<const int64_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 425 "sort_types.go"
-  onesweep<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 425, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 425, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 425, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 425, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7677,7 +7677,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32_checked(co
 }
 
 #line 431 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsI64F64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsI64F64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 2304> hg_shared_sk;
   hg_array<int64_t, 2304>* sk = &hg_shared_sk;
 #line 433 "sort_types.go"
@@ -7696,7 +7696,7 @@ template <bool Checked> __device__ void sweepPairsI64F64(hg_slice<const int64_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 438 "sort_types.go"
-  onesweep<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 438, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 438, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 438, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 438, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7707,7 +7707,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64_checked(co
 }
 
 #line 444 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsU64I32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsU64I32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 3072> hg_shared_sk;
   hg_array<uint64_t, 3072>* sk = &hg_shared_sk;
 #line 446 "sort_types.go"
@@ -7726,7 +7726,7 @@ template <bool Checked> __device__ void sweepPairsU64I32(hg_slice<const uint64_t
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 451 "sort_types.go"
-  onesweep<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 451, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 451, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 451, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 451, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7737,7 +7737,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32_checked(co
 }
 
 #line 457 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsU64U32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsU64U32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 3072> hg_shared_sk;
   hg_array<uint64_t, 3072>* sk = &hg_shared_sk;
 #line 459 "sort_types.go"
@@ -7756,7 +7756,7 @@ template <bool Checked> __device__ void sweepPairsU64U32(hg_slice<const uint64_t
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 464 "sort_types.go"
-  onesweep<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 464, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 464, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 464, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 464, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7767,7 +7767,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32_checked(co
 }
 
 #line 470 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsU64I64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsU64I64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 2304> hg_shared_sk;
   hg_array<uint64_t, 2304>* sk = &hg_shared_sk;
 #line 472 "sort_types.go"
@@ -7786,7 +7786,7 @@ template <bool Checked> __device__ void sweepPairsU64I64(hg_slice<const uint64_t
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 477 "sort_types.go"
-  onesweep<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 477, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 477, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 477, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 477, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7797,7 +7797,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64_checked(co
 }
 
 #line 483 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsU64U64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsU64U64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 2304> hg_shared_sk;
   hg_array<uint64_t, 2304>* sk = &hg_shared_sk;
 #line 485 "sort_types.go"
@@ -7816,7 +7816,7 @@ template <bool Checked> __device__ void sweepPairsU64U64(hg_slice<const uint64_t
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 490 "sort_types.go"
-  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 490, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 490, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 490, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 490, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7827,7 +7827,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64_checked(co
 }
 
 #line 496 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsU64F32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsU64F32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 3072> hg_shared_sk;
   hg_array<uint64_t, 3072>* sk = &hg_shared_sk;
 #line 498 "sort_types.go"
@@ -7846,7 +7846,7 @@ template <bool Checked> __device__ void sweepPairsU64F32(hg_slice<const uint64_t
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 503 "sort_types.go"
-  onesweep<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 503, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 503, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 503, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 503, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7857,7 +7857,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32_checked(co
 }
 
 #line 509 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsU64F64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsU64F64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 2304> hg_shared_sk;
   hg_array<uint64_t, 2304>* sk = &hg_shared_sk;
 #line 511 "sort_types.go"
@@ -7876,7 +7876,7 @@ template <bool Checked> __device__ void sweepPairsU64F64(hg_slice<const uint64_t
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 516 "sort_types.go"
-  onesweep<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 516, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 516, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 516, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 516, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7887,7 +7887,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64_checked(co
 }
 
 #line 522 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsF32I32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsF32I32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<float, 4096> hg_shared_sk;
   hg_array<float, 4096>* sk = &hg_shared_sk;
 #line 524 "sort_types.go"
@@ -7906,7 +7906,7 @@ template <bool Checked> __device__ void sweepPairsF32I32(hg_slice<const float> k
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 529 "sort_types.go"
-  onesweep<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 529, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 529, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 529, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 529, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7917,7 +7917,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32_checked(co
 }
 
 #line 535 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsF32U32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsF32U32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<float, 4096> hg_shared_sk;
   hg_array<float, 4096>* sk = &hg_shared_sk;
 #line 537 "sort_types.go"
@@ -7936,7 +7936,7 @@ template <bool Checked> __device__ void sweepPairsF32U32(hg_slice<const float> k
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 542 "sort_types.go"
-  onesweep<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 542, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 542, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 542, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 542, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7947,7 +7947,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32_checked(co
 }
 
 #line 548 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsF32I64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsF32I64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<float, 3072> hg_shared_sk;
   hg_array<float, 3072>* sk = &hg_shared_sk;
 #line 550 "sort_types.go"
@@ -7966,7 +7966,7 @@ template <bool Checked> __device__ void sweepPairsF32I64(hg_slice<const float> k
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 555 "sort_types.go"
-  onesweep<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 555, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 555, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 555, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 555, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7977,7 +7977,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64_checked(co
 }
 
 #line 561 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsF32U64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsF32U64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<float, 3072> hg_shared_sk;
   hg_array<float, 3072>* sk = &hg_shared_sk;
 #line 563 "sort_types.go"
@@ -7996,7 +7996,7 @@ template <bool Checked> __device__ void sweepPairsF32U64(hg_slice<const float> k
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 568 "sort_types.go"
-  onesweep<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 568, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 568, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 568, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 568, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8007,7 +8007,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64_checked(co
 }
 
 #line 574 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsF32F32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsF32F32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<float, 4096> hg_shared_sk;
   hg_array<float, 4096>* sk = &hg_shared_sk;
 #line 576 "sort_types.go"
@@ -8026,7 +8026,7 @@ template <bool Checked> __device__ void sweepPairsF32F32(hg_slice<const float> k
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 581 "sort_types.go"
-  onesweep<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 581, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 581, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 581, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 581, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8037,7 +8037,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32_checked(co
 }
 
 #line 587 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsF32F64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsF32F64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<float, 3072> hg_shared_sk;
   hg_array<float, 3072>* sk = &hg_shared_sk;
 #line 589 "sort_types.go"
@@ -8056,7 +8056,7 @@ template <bool Checked> __device__ void sweepPairsF32F64(hg_slice<const float> k
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 594 "sort_types.go"
-  onesweep<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 594, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 594, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 594, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 594, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8067,7 +8067,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64_checked(co
 }
 
 #line 600 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsF64I32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsF64I32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<double, 3072> hg_shared_sk;
   hg_array<double, 3072>* sk = &hg_shared_sk;
 #line 602 "sort_types.go"
@@ -8086,7 +8086,7 @@ template <bool Checked> __device__ void sweepPairsF64I32(hg_slice<const double> 
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 607 "sort_types.go"
-  onesweep<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 607, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 607, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 607, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 607, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8097,7 +8097,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32_checked(co
 }
 
 #line 613 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsF64U32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsF64U32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<double, 3072> hg_shared_sk;
   hg_array<double, 3072>* sk = &hg_shared_sk;
 #line 615 "sort_types.go"
@@ -8116,7 +8116,7 @@ template <bool Checked> __device__ void sweepPairsF64U32(hg_slice<const double> 
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 620 "sort_types.go"
-  onesweep<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 620, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 620, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 620, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 620, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8127,7 +8127,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32_checked(co
 }
 
 #line 626 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsF64I64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsF64I64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<double, 2304> hg_shared_sk;
   hg_array<double, 2304>* sk = &hg_shared_sk;
 #line 628 "sort_types.go"
@@ -8146,7 +8146,7 @@ template <bool Checked> __device__ void sweepPairsF64I64(hg_slice<const double> 
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 633 "sort_types.go"
-  onesweep<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 633, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 633, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 633, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 633, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8157,7 +8157,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64_checked(co
 }
 
 #line 639 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsF64U64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsF64U64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<double, 2304> hg_shared_sk;
   hg_array<double, 2304>* sk = &hg_shared_sk;
 #line 641 "sort_types.go"
@@ -8176,7 +8176,7 @@ template <bool Checked> __device__ void sweepPairsF64U64(hg_slice<const double> 
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 646 "sort_types.go"
-  onesweep<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 646, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 646, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 646, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 646, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8187,7 +8187,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64_checked(co
 }
 
 #line 652 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsF64F32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsF64F32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<double, 3072> hg_shared_sk;
   hg_array<double, 3072>* sk = &hg_shared_sk;
 #line 654 "sort_types.go"
@@ -8206,7 +8206,7 @@ template <bool Checked> __device__ void sweepPairsF64F32(hg_slice<const double> 
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 659 "sort_types.go"
-  onesweep<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 659, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 659, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 659, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 659, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8217,7 +8217,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32_checked(co
 }
 
 #line 665 "sort_types.go"
-template <bool Checked> __device__ void sweepPairsF64F64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepPairsF64F64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<double, 2304> hg_shared_sk;
   hg_array<double, 2304>* sk = &hg_shared_sk;
 #line 667 "sort_types.go"
@@ -8236,7 +8236,7 @@ template <bool Checked> __device__ void sweepPairsF64F64(hg_slice<const double> 
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 672 "sort_types.go"
-  onesweep<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 672, 24), hg_sub<Checked>((*sv), 0, -1, hg_f, 672, 24), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 672, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 672, 26), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {

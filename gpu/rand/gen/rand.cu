@@ -625,40 +625,40 @@ template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i,
 
 // ---- device functions ----
 
-template <bool Checked> __device__ hg_tuple2<long long, long long> unitWords(int32_t op, bool wide, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple3<long long, long long, long long> blockRange(long long nb, long long span, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple4<uint32_t, uint32_t, uint32_t, uint32_t> philoxRound(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1, hg_fault* hg_f);
-template <bool Checked> __device__ hg_array<uint32_t, 4> philox(hg_array<uint32_t, 4> c, uint32_t k0, uint32_t k1, hg_fault* hg_f);
-template <bool Checked> __device__ hg_array<uint32_t, 4> philoxBlock(uint64_t b, uint32_t k0, uint32_t k1, hg_fault* hg_f);
-template <bool Checked> __device__ float log32(float u, hg_fault* hg_f);
-template <bool Checked> __device__ float open32f(uint32_t x, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple2<uint32_t, float> angle32(uint32_t x, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple2<float, float> sinCos2Pi32(uint32_t x, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple2<float, float> boxMuller32(uint32_t x0, uint32_t x1, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple2<long long, bool> fullAt(uint64_t b, uint64_t start, uint64_t end, long long words, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple2<long long, bool> unitAt(uint64_t b, long long j, uint64_t start, long long words, long long units, hg_fault* hg_f);
-template <bool Checked> __device__ float pick32(float v0, float v1, float v2, float v3, long long j, hg_fault* hg_f);
-template <bool Checked> __device__ double expOf(double x, hg_fault* hg_f);
-template <bool Checked> __device__ float uniform32(uint32_t x, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple2<uint32_t, uint32_t> wordsAt(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, long long j, hg_fault* hg_f);
-template <bool Checked> __device__ double logOf(double u, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple2<double, double> sinCos2Pi(double u, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple2<double, double> boxMuller(double u1, double u2, hg_fault* hg_f);
-template <bool Checked> __device__ double uniform64(uint32_t lo, uint32_t hi, hg_fault* hg_f);
-template <bool Checked> __device__ double scaled(double z, double mean, double std, int32_t op, hg_fault* hg_f);
-template <bool Checked> __device__ void normalF64(hg_slice<double> out, long long i, uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double a, double b, int32_t op, hg_fault* hg_f);
-template <bool Checked> __device__ uint64_t mulHi64(uint64_t a, uint64_t b, hg_fault* hg_f);
-template <bool Checked> __device__ uint64_t rangeOf(uint32_t lo, uint32_t hi, uint64_t lo0, uint64_t width, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple4<uint64_t, uint64_t, uint64_t, uint64_t> spanBlocks(uint64_t start, uint64_t end, long long span, hg_fault* hg_f);
-template <bool Checked> __device__ hg_array<uint32_t, 10> roundKeys(uint32_t k, uint32_t w, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple4<uint32_t, uint32_t, uint32_t, uint32_t> philoxAt(uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, hg_fault* hg_f);
-template <bool Checked> __device__ void edgeU32(hg_slice<uint32_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
-template <bool Checked> __device__ void edgeF32(hg_slice<float> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
-template <bool Checked> __device__ void edgeU64(hg_slice<uint64_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
-template <bool Checked> __device__ void edgeF64(hg_slice<double> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple2<long long, long long> unitWords(int32_t op, bool wide, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple3<long long, long long, long long> blockRange(long long nb, long long span, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple4<uint32_t, uint32_t, uint32_t, uint32_t> philoxRound(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_array<uint32_t, 4> philox(hg_array<uint32_t, 4> c, uint32_t k0, uint32_t k1, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_array<uint32_t, 4> philoxBlock(uint64_t b, uint32_t k0, uint32_t k1, hg_fault* hg_f);
+template <bool Checked> HG_DEV float log32(float u, hg_fault* hg_f);
+template <bool Checked> HG_DEV float open32f(uint32_t x, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple2<uint32_t, float> angle32(uint32_t x, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple2<float, float> sinCos2Pi32(uint32_t x, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple2<float, float> boxMuller32(uint32_t x0, uint32_t x1, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple2<long long, bool> fullAt(uint64_t b, uint64_t start, uint64_t end, long long words, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple2<long long, bool> unitAt(uint64_t b, long long j, uint64_t start, long long words, long long units, hg_fault* hg_f);
+template <bool Checked> HG_DEV float pick32(float v0, float v1, float v2, float v3, long long j, hg_fault* hg_f);
+template <bool Checked> HG_DEV double expOf(double x, hg_fault* hg_f);
+template <bool Checked> HG_DEV float uniform32(uint32_t x, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple2<uint32_t, uint32_t> wordsAt(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, long long j, hg_fault* hg_f);
+template <bool Checked> HG_DEV double logOf(double u, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple2<double, double> sinCos2Pi(double u, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple2<double, double> boxMuller(double u1, double u2, hg_fault* hg_f);
+template <bool Checked> HG_DEV double uniform64(uint32_t lo, uint32_t hi, hg_fault* hg_f);
+template <bool Checked> HG_DEV double scaled(double z, double mean, double std, int32_t op, hg_fault* hg_f);
+template <bool Checked> HG_DEV void normalF64(hg_slice<double> out, long long i, uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double a, double b, int32_t op, hg_fault* hg_f);
+template <bool Checked> HG_DEV uint64_t mulHi64(uint64_t a, uint64_t b, hg_fault* hg_f);
+template <bool Checked> HG_DEV uint64_t rangeOf(uint32_t lo, uint32_t hi, uint64_t lo0, uint64_t width, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple4<uint64_t, uint64_t, uint64_t, uint64_t> spanBlocks(uint64_t start, uint64_t end, long long span, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_array<uint32_t, 10> roundKeys(uint32_t k, uint32_t w, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple4<uint32_t, uint32_t, uint32_t, uint32_t> philoxAt(uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, hg_fault* hg_f);
+template <bool Checked> HG_DEV void edgeU32(hg_slice<uint32_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
+template <bool Checked> HG_DEV void edgeF32(hg_slice<float> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
+template <bool Checked> HG_DEV void edgeU64(hg_slice<uint64_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
+template <bool Checked> HG_DEV void edgeF64(hg_slice<double> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
 
 #line 91 "kernels.go"
-template <bool Checked> __device__ hg_tuple2<long long, long long> unitWords(int32_t op, bool wide, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple2<long long, long long> unitWords(int32_t op, bool wide, hg_fault* hg_f) {
   {
     if ((op == 1) || (op == 2)) {
       if (wide) {
@@ -674,7 +674,7 @@ template <bool Checked> __device__ hg_tuple2<long long, long long> unitWords(int
 }
 
 #line 256 "kernels.go"
-template <bool Checked> __device__ hg_tuple3<long long, long long, long long> blockRange(long long nb, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple3<long long, long long, long long> blockRange(long long nb, long long span, hg_fault* hg_f) {
   if (span > 0LL) {
     long long lo = hg_min(hg_mul(hg_global_x(), span), nb);
     return hg_tuple3<long long, long long, long long>{lo, hg_min(hg_add(lo, span), nb), 1LL};
@@ -683,14 +683,14 @@ template <bool Checked> __device__ hg_tuple3<long long, long long, long long> bl
 }
 
 #line 42 "kernels.go"
-template <bool Checked> __device__ hg_tuple4<uint32_t, uint32_t, uint32_t, uint32_t> philoxRound(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple4<uint32_t, uint32_t, uint32_t, uint32_t> philoxRound(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1, hg_fault* hg_f) {
   uint64_t p0 = 3528531795ULL * (uint64_t)(c0);
   uint64_t p1 = 3449720151ULL * (uint64_t)(c2);
   return hg_tuple4<uint32_t, uint32_t, uint32_t, uint32_t>{((uint32_t)(p1 >> 32LL) ^ c1) ^ k0, (uint32_t)(p1), ((uint32_t)(p0 >> 32LL) ^ c3) ^ k1, (uint32_t)(p0)};
 }
 
 #line 52 "kernels.go"
-template <bool Checked> __device__ hg_array<uint32_t, 4> philox(hg_array<uint32_t, 4> c, uint32_t k0, uint32_t k1, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_array<uint32_t, 4> philox(hg_array<uint32_t, 4> c, uint32_t k0, uint32_t k1, hg_fault* hg_f) {
   auto hg_m1 = philoxRound<Checked>(c[0LL], c[1LL], c[2LL], c[3LL], k0, k1, hg_f);
   uint32_t c0 = hg_m1.r0;
   uint32_t c1 = hg_m1.r1;
@@ -773,12 +773,12 @@ template <bool Checked> __device__ hg_array<uint32_t, 4> philox(hg_array<uint32_
 }
 
 #line 85 "kernels.go"
-template <bool Checked> __device__ hg_array<uint32_t, 4> philoxBlock(uint64_t b, uint32_t k0, uint32_t k1, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_array<uint32_t, 4> philoxBlock(uint64_t b, uint32_t k0, uint32_t k1, hg_fault* hg_f) {
   return philox<Checked>(hg_array<uint32_t, 4>{{(uint32_t)(b), (uint32_t)(b >> 32LL), 0U, 0U}}, k0, k1, hg_f);
 }
 
 #line 29 "math32.go"
-template <bool Checked> __device__ float log32(float u, hg_fault* hg_f) {
+template <bool Checked> HG_DEV float log32(float u, hg_fault* hg_f) {
 #line 46 "math32.go"
   uint32_t ix = hg_f32_bits(u) - 1060439283U;
   float k = (float)((int32_t)(ix) >> 23LL);
@@ -796,12 +796,12 @@ template <bool Checked> __device__ float log32(float u, hg_fault* hg_f) {
 }
 
 #line 21 "math32.go"
-template <bool Checked> __device__ float open32f(uint32_t x, hg_fault* hg_f) {
+template <bool Checked> HG_DEV float open32f(uint32_t x, hg_fault* hg_f) {
   return hg_fma((float)(x), 2.3283064e-10f, 1.1641532e-10f);
 }
 
 #line 92 "math32.go"
-template <bool Checked> __device__ hg_tuple2<uint32_t, float> angle32(uint32_t x, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple2<uint32_t, float> angle32(uint32_t x, hg_fault* hg_f) {
 #line 94 "math32.go"
   uint32_t q = (x + 536870912U) >> 30LL;
   int32_t r = (int32_t)(x - (q << 30LL));
@@ -809,7 +809,7 @@ template <bool Checked> __device__ hg_tuple2<uint32_t, float> angle32(uint32_t x
 }
 
 #line 66 "math32.go"
-template <bool Checked> __device__ hg_tuple2<float, float> sinCos2Pi32(uint32_t x, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple2<float, float> sinCos2Pi32(uint32_t x, hg_fault* hg_f) {
 #line 76 "math32.go"
   auto hg_m1 = angle32<Checked>(x, hg_f);
   uint32_t q = hg_m1.r0;
@@ -834,7 +834,7 @@ template <bool Checked> __device__ hg_tuple2<float, float> sinCos2Pi32(uint32_t 
 }
 
 #line 102 "math32.go"
-template <bool Checked> __device__ hg_tuple2<float, float> boxMuller32(uint32_t x0, uint32_t x1, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple2<float, float> boxMuller32(uint32_t x0, uint32_t x1, hg_fault* hg_f) {
   float r = hg_sqrt(hg_fmul_rn(-2.0f, log32<Checked>(open32f<Checked>(x0, hg_f), hg_f)));
   auto hg_m1 = sinCos2Pi32<Checked>(x1, hg_f);
   float s = hg_m1.r0;
@@ -844,7 +844,7 @@ template <bool Checked> __device__ hg_tuple2<float, float> boxMuller32(uint32_t 
 }
 
 #line 279 "kernels.go"
-template <bool Checked> __device__ hg_tuple2<long long, bool> fullAt(uint64_t b, uint64_t start, uint64_t end, long long words, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple2<long long, bool> fullAt(uint64_t b, uint64_t start, uint64_t end, long long words, hg_fault* hg_f) {
   uint64_t w = b * 4ULL;
   if ((w < start) || ((end - w) < 4ULL)) {
     return hg_tuple2<long long, bool>{0LL, false};
@@ -853,7 +853,7 @@ template <bool Checked> __device__ hg_tuple2<long long, bool> fullAt(uint64_t b,
 }
 
 #line 266 "kernels.go"
-template <bool Checked> __device__ hg_tuple2<long long, bool> unitAt(uint64_t b, long long j, uint64_t start, long long words, long long units, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple2<long long, bool> unitAt(uint64_t b, long long j, uint64_t start, long long words, long long units, hg_fault* hg_f) {
   uint64_t w = (b * 4ULL) + (uint64_t)(j);
   if (w < start) {
     return hg_tuple2<long long, bool>{0LL, false};
@@ -863,7 +863,7 @@ template <bool Checked> __device__ hg_tuple2<long long, bool> unitAt(uint64_t b,
 }
 
 #line 304 "kernels.go"
-template <bool Checked> __device__ float pick32(float v0, float v1, float v2, float v3, long long j, hg_fault* hg_f) {
+template <bool Checked> HG_DEV float pick32(float v0, float v1, float v2, float v3, long long j, hg_fault* hg_f) {
   {
     long long hg_tag2 = j;
 #line 306 "kernels.go"
@@ -880,7 +880,7 @@ template <bool Checked> __device__ float pick32(float v0, float v1, float v2, fl
 }
 
 #line 160 "kernels.go"
-template <bool Checked> __device__ double expOf(double x, hg_fault* hg_f) {
+template <bool Checked> HG_DEV double expOf(double x, hg_fault* hg_f) {
 #line 174 "kernels.go"
   {
     if (x != x) {
@@ -911,12 +911,12 @@ template <bool Checked> __device__ double expOf(double x, hg_fault* hg_f) {
 }
 
 #line 105 "kernels.go"
-template <bool Checked> __device__ float uniform32(uint32_t x, hg_fault* hg_f) {
+template <bool Checked> HG_DEV float uniform32(uint32_t x, hg_fault* hg_f) {
   return (float)((x >> 8LL) | 1U) * 5.9604645e-08f;
 }
 
 #line 290 "kernels.go"
-template <bool Checked> __device__ hg_tuple2<uint32_t, uint32_t> wordsAt(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, long long j, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple2<uint32_t, uint32_t> wordsAt(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, long long j, hg_fault* hg_f) {
   {
     long long hg_tag2 = j;
 #line 292 "kernels.go"
@@ -933,7 +933,7 @@ template <bool Checked> __device__ hg_tuple2<uint32_t, uint32_t> wordsAt(uint32_
 }
 
 #line 126 "kernels.go"
-template <bool Checked> __device__ double logOf(double u, hg_fault* hg_f) {
+template <bool Checked> HG_DEV double logOf(double u, hg_fault* hg_f) {
 #line 139 "kernels.go"
   uint64_t b = hg_f64_bits(u);
   int64_t ki = hg_sub((int64_t)((b >> 52LL) & 2047ULL), 1022LL);
@@ -955,7 +955,7 @@ template <bool Checked> __device__ double logOf(double u, hg_fault* hg_f) {
 }
 
 #line 202 "kernels.go"
-template <bool Checked> __device__ hg_tuple2<double, double> sinCos2Pi(double u, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple2<double, double> sinCos2Pi(double u, hg_fault* hg_f) {
 #line 218 "kernels.go"
   int64_t q = (int64_t)(hg_dmul_rn(u, 4.0) + 0.5);
   double x = hg_dmul_rn(u - hg_dmul_rn((double)(q), 0.25), 6.283185307179586);
@@ -981,7 +981,7 @@ template <bool Checked> __device__ hg_tuple2<double, double> sinCos2Pi(double u,
 }
 
 #line 239 "kernels.go"
-template <bool Checked> __device__ hg_tuple2<double, double> boxMuller(double u1, double u2, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple2<double, double> boxMuller(double u1, double u2, hg_fault* hg_f) {
   double r = hg_sqrt(hg_dmul_rn(-2.0, logOf<Checked>(u1, hg_f)));
   auto hg_m1 = sinCos2Pi<Checked>(u2, hg_f);
   double s = hg_m1.r0;
@@ -991,12 +991,12 @@ template <bool Checked> __device__ hg_tuple2<double, double> boxMuller(double u1
 }
 
 #line 110 "kernels.go"
-template <bool Checked> __device__ double uniform64(uint32_t lo, uint32_t hi, hg_fault* hg_f) {
+template <bool Checked> HG_DEV double uniform64(uint32_t lo, uint32_t hi, hg_fault* hg_f) {
   return (double)(((((uint64_t)(hi) << 32LL) | (uint64_t)(lo)) >> 11LL) | 1ULL) * 1.1102230246251565e-16;
 }
 
 #line 246 "kernels.go"
-template <bool Checked> __device__ double scaled(double z, double mean, double std, int32_t op, hg_fault* hg_f) {
+template <bool Checked> HG_DEV double scaled(double z, double mean, double std, int32_t op, hg_fault* hg_f) {
   double v = mean + hg_dmul_rn(std, z);
   if (op == 2) {
     return expOf<Checked>(v, hg_f);
@@ -1005,7 +1005,7 @@ template <bool Checked> __device__ double scaled(double z, double mean, double s
 }
 
 #line 318 "kernels.go"
-template <bool Checked> __device__ void normalF64(hg_slice<double> out, long long i, uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double a, double b, int32_t op, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void normalF64(hg_slice<double> out, long long i, uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double a, double b, int32_t op, hg_fault* hg_f) {
   auto hg_m1 = boxMuller<Checked>(uniform64<Checked>(x0, x1, hg_f), uniform64<Checked>(x2, x3, hg_f), hg_f);
   double z0 = hg_m1.r0;
   double z1 = hg_m1.r1;
@@ -1017,7 +1017,7 @@ template <bool Checked> __device__ void normalF64(hg_slice<double> out, long lon
 }
 
 #line 115 "kernels.go"
-template <bool Checked> __device__ uint64_t mulHi64(uint64_t a, uint64_t b, hg_fault* hg_f) {
+template <bool Checked> HG_DEV uint64_t mulHi64(uint64_t a, uint64_t b, hg_fault* hg_f) {
 #line 117 "kernels.go"
   uint64_t hg_t1 = a & 4294967295ULL;
   uint64_t hg_t2 = a >> 32LL;
@@ -1043,12 +1043,12 @@ template <bool Checked> __device__ uint64_t mulHi64(uint64_t a, uint64_t b, hg_f
 }
 
 #line 327 "kernels.go"
-template <bool Checked> __device__ uint64_t rangeOf(uint32_t lo, uint32_t hi, uint64_t lo0, uint64_t width, hg_fault* hg_f) {
+template <bool Checked> HG_DEV uint64_t rangeOf(uint32_t lo, uint32_t hi, uint64_t lo0, uint64_t width, hg_fault* hg_f) {
   return lo0 + mulHi64<Checked>(((uint64_t)(hi) << 32LL) | (uint64_t)(lo), width, hg_f);
 }
 
 #line 43 "span.go"
-template <bool Checked> __device__ hg_tuple4<uint64_t, uint64_t, uint64_t, uint64_t> spanBlocks(uint64_t start, uint64_t end, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple4<uint64_t, uint64_t, uint64_t, uint64_t> spanBlocks(uint64_t start, uint64_t end, long long span, hg_fault* hg_f) {
   uint64_t first = start / 4ULL;
   uint64_t nb = (((end - 1ULL) / 4ULL) - first) + 1ULL;
   uint64_t lo = hg_min((uint64_t)(hg_global_x()) * (uint64_t)(span), nb);
@@ -1091,7 +1091,7 @@ template <bool Checked> __device__ hg_tuple4<uint64_t, uint64_t, uint64_t, uint6
 }
 
 #line 16 "span.go"
-template <bool Checked> __device__ hg_array<uint32_t, 10> roundKeys(uint32_t k, uint32_t w, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_array<uint32_t, 10> roundKeys(uint32_t k, uint32_t w, hg_fault* hg_f) {
   hg_array<uint32_t, 10> r = {};
   for (long long i = 0LL; i < 10LL; i = hg_add(i, 1LL)) {
     hg_ref<Checked>(r, i, hg_f, 19, 5) = k;
@@ -1101,7 +1101,7 @@ template <bool Checked> __device__ hg_array<uint32_t, 10> roundKeys(uint32_t k, 
 }
 
 #line 26 "span.go"
-template <bool Checked> __device__ hg_tuple4<uint32_t, uint32_t, uint32_t, uint32_t> philoxAt(uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple4<uint32_t, uint32_t, uint32_t, uint32_t> philoxAt(uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, hg_fault* hg_f) {
   auto hg_m1 = philoxRound<Checked>((uint32_t)(b), (uint32_t)(b >> 32LL), 0U, 0U, ka[0LL], kb[0LL], hg_f);
   uint32_t c0 = hg_m1.r0;
   uint32_t c1 = hg_m1.r1;
@@ -1160,7 +1160,7 @@ template <bool Checked> __device__ hg_tuple4<uint32_t, uint32_t, uint32_t, uint3
 }
 
 #line 104 "span.go"
-template <bool Checked> __device__ void edgeU32(hg_slice<uint32_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void edgeU32(hg_slice<uint32_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
   auto hg_m1 = philoxAt<Checked>(b, ka, kb, hg_f);
   uint32_t c0 = hg_m1.r0;
   uint32_t c1 = hg_m1.r1;
@@ -1183,7 +1183,7 @@ template <bool Checked> __device__ void edgeU32(hg_slice<uint32_t> out, uint64_t
 }
 
 #line 154 "span.go"
-template <bool Checked> __device__ void edgeF32(hg_slice<float> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void edgeF32(hg_slice<float> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
   auto hg_m1 = philoxAt<Checked>(b, ka, kb, hg_f);
   uint32_t c0 = hg_m1.r0;
   uint32_t c1 = hg_m1.r1;
@@ -1206,7 +1206,7 @@ template <bool Checked> __device__ void edgeF32(hg_slice<float> out, uint64_t b,
 }
 
 #line 203 "span.go"
-template <bool Checked> __device__ void edgeU64(hg_slice<uint64_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void edgeU64(hg_slice<uint64_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
   auto hg_m1 = philoxAt<Checked>(b, ka, kb, hg_f);
   uint32_t c0 = hg_m1.r0;
   uint32_t c1 = hg_m1.r1;
@@ -1233,7 +1233,7 @@ template <bool Checked> __device__ void edgeU64(hg_slice<uint64_t> out, uint64_t
 }
 
 #line 251 "span.go"
-template <bool Checked> __device__ void edgeF64(hg_slice<double> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void edgeF64(hg_slice<double> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f) {
   auto hg_m1 = philoxAt<Checked>(b, ka, kb, hg_f);
   uint32_t c0 = hg_m1.r0;
   uint32_t c1 = hg_m1.r1;
@@ -1262,7 +1262,7 @@ template <bool Checked> __device__ void edgeF64(hg_slice<double> out, uint64_t b
 // ---- kernels ----
 
 #line 346 "kernels.go"
-template <bool Checked> __device__ void fillF32(hg_slice<float> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void fillF32(hg_slice<float> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec, hg_fault* hg_f) {
   auto hg_m1 = unitWords<Checked>(op, false, hg_f);
   long long words = hg_m1.r0;
 #line 348 "kernels.go"
@@ -1381,7 +1381,7 @@ extern "C" __global__ void fill_f32_checked(float* out_p, long long out_n, uint3
 }
 
 #line 409 "kernels.go"
-template <bool Checked> __device__ void fillF64(hg_slice<double> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void fillF64(hg_slice<double> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec, hg_fault* hg_f) {
   auto hg_m1 = unitWords<Checked>(op, true, hg_f);
   long long words = hg_m1.r0;
 #line 411 "kernels.go"
@@ -1463,7 +1463,7 @@ extern "C" __global__ void fill_f64_checked(double* out_p, long long out_n, uint
 }
 
 #line 449 "kernels.go"
-template <bool Checked> __device__ void fillU32(hg_slice<uint32_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void fillU32(hg_slice<uint32_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, hg_fault* hg_f) {
   auto hg_m1 = unitWords<Checked>(op, false, hg_f);
   long long words = hg_m1.r0;
 #line 451 "kernels.go"
@@ -1540,7 +1540,7 @@ extern "C" __global__ void fill_u32_checked(uint32_t* out_p, uint32_t k0, uint32
 }
 
 #line 495 "kernels.go"
-template <bool Checked> __device__ void fillU64(hg_slice<uint64_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void fillU64(hg_slice<uint64_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, hg_fault* hg_f) {
   auto hg_m1 = unitWords<Checked>(op, true, hg_f);
   long long words = hg_m1.r0;
 #line 497 "kernels.go"
@@ -1615,7 +1615,7 @@ extern "C" __global__ void fill_u64_checked(uint64_t* out_p, uint32_t k0, uint32
 }
 
 #line 67 "span.go"
-template <bool Checked> __device__ void spanU32(hg_slice<uint32_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void spanU32(hg_slice<uint32_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
   uint64_t end = start + (uint64_t)(n);
   auto hg_m1 = spanBlocks<Checked>(start, end, span, hg_f);
   uint64_t lo = hg_m1.r0;
@@ -1717,7 +1717,7 @@ extern "C" __global__ void span_u32_checked(uint32_t* out_p, uint32_t k0, uint32
 }
 
 #line 117 "span.go"
-template <bool Checked> __device__ void spanF32(hg_slice<float> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void spanF32(hg_slice<float> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
   uint64_t end = start + (uint64_t)(n);
   auto hg_m1 = spanBlocks<Checked>(start, end, span, hg_f);
   uint64_t lo = hg_m1.r0;
@@ -1819,7 +1819,7 @@ extern "C" __global__ void span_f32_checked(float* out_p, uint32_t k0, uint32_t 
 }
 
 #line 168 "span.go"
-template <bool Checked> __device__ void spanU64(hg_slice<uint64_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void spanU64(hg_slice<uint64_t> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
   uint64_t end = start + (2ULL * (uint64_t)(n));
   auto hg_m1 = spanBlocks<Checked>(start, end, span, hg_f);
   uint64_t lo = hg_m1.r0;
@@ -1919,7 +1919,7 @@ extern "C" __global__ void span_u64_checked(uint64_t* out_p, uint32_t k0, uint32
 }
 
 #line 216 "span.go"
-template <bool Checked> __device__ void spanF64(hg_slice<double> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void spanF64(hg_slice<double> out, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, hg_fault* hg_f) {
   uint64_t end = start + (2ULL * (uint64_t)(n));
   auto hg_m1 = spanBlocks<Checked>(start, end, span, hg_f);
   uint64_t lo = hg_m1.r0;

@@ -576,7 +576,7 @@ template <class T> HG_DEV T hg_atomic_max(T* p, T v) { return hg_atomic_max_int(
 // ---- kernels ----
 
 #line 10 "kernels.go"
-template <bool Checked> __device__ void conformanceNop(hg_fault* hg_f) {
+template <bool Checked> HG_DEV void conformanceNop(hg_fault* hg_f) {
 }
 
 extern "C" __global__ void conformance_nop() {
@@ -587,7 +587,7 @@ extern "C" __global__ void conformance_nop_checked(hg_fault* hg_f) {
 }
 
 #line 16 "kernels.go"
-template <bool Checked> __device__ void conformanceFill(hg_slice<int32_t> x, int32_t v, int32_t n, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void conformanceFill(hg_slice<int32_t> x, int32_t v, int32_t n, hg_fault* hg_f) {
   {
 #line 17 "kernels.go"
     long long i = hg_global_x();
@@ -606,7 +606,7 @@ extern "C" __global__ void conformance_fill_checked(int32_t* x_p, int32_t v, int
 }
 
 #line 26 "kernels.go"
-template <bool Checked> __device__ void conformanceWarpSize(hg_slice<int32_t> out, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void conformanceWarpSize(hg_slice<int32_t> out, hg_fault* hg_f) {
   if (hg_global_x() == 0LL) {
     hg_ref<Checked>(out, 0LL, hg_f, 28, 1) = (int32_t)(hg_warp_size());
   }

@@ -601,10 +601,10 @@ template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i,
 
 // ---- device functions ----
 
-template <bool Checked> __device__ void Eval(int64_t x, int64_t y, double f, hg_slice<uint64_t> o, hg_fault* hg_f);
+template <bool Checked> HG_DEV void Eval(int64_t x, int64_t y, double f, hg_slice<uint64_t> o, hg_fault* hg_f);
 
 #line 30 "sem.go"
-template <bool Checked> __device__ void Eval(int64_t x, int64_t y, double f, hg_slice<uint64_t> o, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void Eval(int64_t x, int64_t y, double f, hg_slice<uint64_t> o, hg_fault* hg_f) {
 #line 32 "sem.go"
   int8_t hg_t1 = (int8_t)(x);
   int8_t hg_t2 = (int8_t)(y);
@@ -744,7 +744,7 @@ template <bool Checked> __device__ void Eval(int64_t x, int64_t y, double f, hg_
 // ---- kernels ----
 
 #line 20 "sem.go"
-template <bool Checked> __device__ void Ops(hg_slice<const int64_t> a, hg_slice<const int64_t> b, hg_slice<const double> f, hg_slice<uint64_t> out, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void Ops(hg_slice<const int64_t> a, hg_slice<const int64_t> b, hg_slice<const double> f, hg_slice<uint64_t> out, hg_fault* hg_f) {
   long long i = hg_global_x();
   if (i < a.n) {
     Eval<Checked>(hg_ld<Checked>(a, i, hg_f, 23, 2), hg_ld<Checked>(b, i, hg_f, 23, 2), hg_ld<Checked>(f, i, hg_f, 23, 2), hg_sub<Checked>(out, hg_mul(i, 64LL), hg_add(hg_mul(i, 64LL), 64LL), hg_f, 23, 2), hg_f);
@@ -759,7 +759,7 @@ extern "C" __global__ void ops_checked(const int64_t* a_p, long long a_n, const 
 }
 
 #line 149 "sem.go"
-template <bool Checked> __device__ void Faults(hg_slice<int32_t> x, long long which, long long k, hg_slice<int32_t> out, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void Faults(hg_slice<int32_t> x, long long which, long long k, hg_slice<int32_t> out, hg_fault* hg_f) {
   {
     long long hg_tag2 = which;
 #line 151 "sem.go"

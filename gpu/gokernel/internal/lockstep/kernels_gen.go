@@ -20,6 +20,15 @@ import (
 //go:embed gen/lockstep.cu
 var LibrarySource string
 
+//go:embed gen/lockstep.hipfb
+var LibraryObject0 []byte
+
+//go:embed gen/lockstep_sm90.ptx
+var LibraryObject1 string
+
+//go:embed gen/lockstep_sm80.ptx
+var LibraryObject2 string
+
 // Library is the package's Go kernels in every form: the Go functions for
 // the cpu agent, the code objects clang built, and their C++.
 var Library = gokernel.New(gokernel.Spec{
@@ -28,7 +37,7 @@ var Library = gokernel.New(gokernel.Spec{
 	Source:  LibrarySource,
 	Kernels: []string{"shuffles", "nested", "votes", "reductions", "masked", "returned", "warp_scan", "tree_reduce", "block_reduce", "grid2_d", "bad_width", "bad_mask", "never_completes", "mixed_masks", "uniform_return", "branches", "generic", "uniform_count", "log_scan"},
 	Files:   []string{"kernels.go", "kernels_gen.go"},
-	Objects: []any{},
+	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
 })
 
 // shufflesArgs is the kernarg layout of shuffles's C++ entry point.
@@ -2926,12 +2935,12 @@ func branchesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 
 // genericLocals holds the per-work-item variables of generic's fissioned group.
 type genericLocals struct {
-	hgV     []int32
-	hgV2    []float32
+	hgV     []float32
+	hgV2    []int32
 	hgV3    []int32
-	hgPart  []*[32]int32
+	hgPart  []*[32]float32
 	hgPart2 []*[32]int32
-	hgPart3 []*[32]float32
+	hgPart3 []*[32]int32
 	hgLane  []int
 	hgLane2 []int
 	hgLane3 []int
@@ -2996,19 +3005,19 @@ func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 //line kernels.go:382
 		hgS4[hgI] = *new(int32)
 //line kernels.go:382
-		hgV3[hgI], hgPart[hgI] = in[hgI2[hgI]], parti
+		hgV3[hgI], hgPart3[hgI] = in[hgI2[hgI]], parti
 //line kernels.go:350
-		hgBd, hgWs2 = t.BlockDim().X, t.WarpSize()
+		hgBd3, hgWs3 = t.BlockDim().X, t.WarpSize()
 	}
 //line kernels.go:351
-	if hgBd == 1 {
+	if hgBd3 == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:382
 			hgS4[hgI] = hgV3[hgI]
 		}
 	} else {
 //line kernels.go:354
-		for off := hgWs2 / 2; off > 0; off >>= 1 {
+		for off := hgWs3 / 2; off > 0; off >>= 1 {
 			hgW0.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:355
@@ -3022,7 +3031,7 @@ func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 			}
 		}
 //line kernels.go:357
-		if hgBd <= hgWs2 {
+		if hgBd3 <= hgWs3 {
 			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:382
 				hgS4[hgI] = hgV3[hgI]
@@ -3032,23 +3041,23 @@ func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 				t := hgB.Thread(hgI)
 				_ = t
 //line kernels.go:360
-				hgLane3[hgI], hgW3[hgI] = t.Lane(), t.ThreadIdx().X/hgWs2
+				hgLane2[hgI], hgW4[hgI] = t.Lane(), t.ThreadIdx().X/hgWs3
 //line kernels.go:361
-				if hgLane3[hgI] == 0 {
-					hgPart[hgI][hgW3[hgI]] = hgV3[hgI]
+				if hgLane2[hgI] == 0 {
+					hgPart3[hgI][hgW4[hgI]] = hgV3[hgI]
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:365
-				hgS[hgI] = *new(int32)
+				hgS2[hgI] = *new(int32)
 //line kernels.go:366
-				for x := 0; x < hgBd/hgWs2; x++ {
-					hgS[hgI] += hgPart[hgI][x]
+				for x := 0; x < hgBd3/hgWs3; x++ {
+					hgS2[hgI] += hgPart3[hgI][x]
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:382
-				hgS4[hgI] = hgS[hgI]
+				hgS4[hgI] = hgS2[hgI]
 			}
 		}
 	}
@@ -3060,7 +3069,7 @@ func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 //line kernels.go:384
 		hgF2[hgI] = *new(float32)
 //line kernels.go:384
-		hgV2[hgI], hgPart3[hgI] = fin[hgI2[hgI]], partf
+		hgV[hgI], hgPart[hgI] = fin[hgI2[hgI]], partf
 //line kernels.go:350
 		hgBd2, hgWs = t.BlockDim().X, t.WarpSize()
 	}
@@ -3068,7 +3077,7 @@ func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 	if hgBd2 == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:384
-			hgF2[hgI] = hgV2[hgI]
+			hgF2[hgI] = hgV[hgI]
 		}
 	} else {
 //line kernels.go:354
@@ -3076,30 +3085,30 @@ func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 			hgW1.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:355
-				hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV2[hgI], off, kernel.CPUWarpSize)
+				hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
 			}
 //line kernels.go:355
 			hgW1.Run(hgB, kernelimpl.OpShflDown)
 			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:355
-				hgV2[hgI] += hgW1.Out[hgI]
+				hgV[hgI] += hgW1.Out[hgI]
 			}
 		}
 //line kernels.go:357
 		if hgBd2 <= hgWs {
 			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:384
-				hgF2[hgI] = hgV2[hgI]
+				hgF2[hgI] = hgV[hgI]
 			}
 		} else {
 			for hgI := 0; hgI < hgN; hgI++ {
 				t := hgB.Thread(hgI)
 				_ = t
 //line kernels.go:360
-				hgLane[hgI], hgW4[hgI] = t.Lane(), t.ThreadIdx().X/hgWs
+				hgLane[hgI], hgW[hgI] = t.Lane(), t.ThreadIdx().X/hgWs
 //line kernels.go:361
 				if hgLane[hgI] == 0 {
-					hgPart3[hgI][hgW4[hgI]] = hgV2[hgI]
+					hgPart[hgI][hgW[hgI]] = hgV[hgI]
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
@@ -3107,7 +3116,7 @@ func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 				hgS3[hgI] = *new(float32)
 //line kernels.go:366
 				for x := 0; x < hgBd2/hgWs; x++ {
-					hgS3[hgI] += hgPart3[hgI][x]
+					hgS3[hgI] += hgPart[hgI][x]
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
@@ -3126,59 +3135,59 @@ func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 			t := hgB.Thread(hgI)
 			_ = t
 //line kernels.go:387
-			hgV[hgI], hgPart2[hgI] = in[hgI2[hgI]]+int32(r), parti
+			hgV2[hgI], hgPart2[hgI] = in[hgI2[hgI]]+int32(r), parti
 //line kernels.go:350
-			hgBd3, hgWs3 = t.BlockDim().X, t.WarpSize()
+			hgBd, hgWs2 = t.BlockDim().X, t.WarpSize()
 		}
 //line kernels.go:351
-		if hgBd3 == 1 {
+		if hgBd == 1 {
 			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:387
-				hgS4[hgI] = hgV[hgI]
+				hgS4[hgI] = hgV2[hgI]
 			}
 		} else {
 //line kernels.go:354
-			for off := hgWs3 / 2; off > 0; off >>= 1 {
+			for off := hgWs2 / 2; off > 0; off >>= 1 {
 				hgW2.Begin(hgB)
 				for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:355
-					hgW2.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
+					hgW2.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV2[hgI], off, kernel.CPUWarpSize)
 				}
 //line kernels.go:355
 				hgW2.Run(hgB, kernelimpl.OpShflDown)
 				for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:355
-					hgV[hgI] += hgW2.Out[hgI]
+					hgV2[hgI] += hgW2.Out[hgI]
 				}
 			}
 //line kernels.go:357
-			if hgBd3 <= hgWs3 {
+			if hgBd <= hgWs2 {
 				for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:387
-					hgS4[hgI] = hgV[hgI]
+					hgS4[hgI] = hgV2[hgI]
 				}
 			} else {
 				for hgI := 0; hgI < hgN; hgI++ {
 					t := hgB.Thread(hgI)
 					_ = t
 //line kernels.go:360
-					hgLane2[hgI], hgW[hgI] = t.Lane(), t.ThreadIdx().X/hgWs3
+					hgLane3[hgI], hgW3[hgI] = t.Lane(), t.ThreadIdx().X/hgWs2
 //line kernels.go:361
-					if hgLane2[hgI] == 0 {
-						hgPart2[hgI][hgW[hgI]] = hgV[hgI]
+					if hgLane3[hgI] == 0 {
+						hgPart2[hgI][hgW3[hgI]] = hgV2[hgI]
 					}
 				}
 				for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:365
-					hgS2[hgI] = *new(int32)
+					hgS[hgI] = *new(int32)
 //line kernels.go:366
-					for x := 0; x < hgBd3/hgWs3; x++ {
-						hgS2[hgI] += hgPart2[hgI][x]
+					for x := 0; x < hgBd/hgWs2; x++ {
+						hgS[hgI] += hgPart2[hgI][x]
 					}
 				}
 				for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:387
-					hgS4[hgI] = hgS2[hgI]
+					hgS4[hgI] = hgS[hgI]
 				}
 			}
 		}

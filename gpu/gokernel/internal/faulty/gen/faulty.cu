@@ -918,45 +918,45 @@ extern __shared__ __attribute__((aligned(16))) unsigned char hg_dyn_shared[];
 
 // ---- device functions ----
 
-template <bool Checked> __device__ void stash(float v, unsigned int hg_dyn_bytes, hg_fault* hg_f);
-template <bool Checked> __device__ float unstash(long long j, unsigned int hg_dyn_bytes, hg_fault* hg_f);
-template <bool Checked> __device__ hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f);
-template <bool Checked> __device__ float point_norm1(point p, hg_fault* hg_f);
-template <bool Checked> __device__ point point_add(point p, point q, hg_fault* hg_f);
-template <bool Checked, class T> __device__ void matMulTile(hg_slice<T> c, hg_slice<const T> a, hg_slice<const T> m, long long n, hg_array<hg_array<T, 16>, 16>* as, hg_array<hg_array<T, 16>, 16>* bs, hg_fault* hg_f);
+template <bool Checked> HG_DEV void stash(float v, unsigned int hg_dyn_bytes, hg_fault* hg_f);
+template <bool Checked> HG_DEV float unstash(long long j, unsigned int hg_dyn_bytes, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f);
+template <bool Checked> HG_DEV float point_norm1(point p, hg_fault* hg_f);
+template <bool Checked> HG_DEV point point_add(point p, point q, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void matMulTile(hg_slice<T> c, hg_slice<const T> a, hg_slice<const T> m, long long n, hg_array<hg_array<T, 16>, 16>* as, hg_array<hg_array<T, 16>, 16>* bs, hg_fault* hg_f);
 
 #line 49 "chain.go"
-template <bool Checked> __device__ void stash(float v, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void stash(float v, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> s = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   hg_ref<Checked>(s, (long long)hg_tid_x(), hg_f, 51, 0) = v;
 }
 
 #line 54 "chain.go"
-template <bool Checked> __device__ float unstash(long long j, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV float unstash(long long j, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
 #line 54 "chain.go"
   return hg_ld<Checked>(hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float))), j, hg_f, 54, 0);
 }
 
 #line 55 "faulty.go"
-template <bool Checked> __device__ hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f) {
+template <bool Checked> HG_DEV hg_tuple2<int32_t, int32_t> divmod(int32_t a, int32_t b, hg_fault* hg_f) {
 #line 55 "faulty.go"
   return hg_tuple2<int32_t, int32_t>{hg_div<Checked>(a, b, hg_f, 55, 1), hg_rem<Checked>(a, b, hg_f, 55, 1)};
 }
 
 #line 73 "faulty.go"
-template <bool Checked> __device__ float point_norm1(point p, hg_fault* hg_f) {
+template <bool Checked> HG_DEV float point_norm1(point p, hg_fault* hg_f) {
 #line 73 "faulty.go"
   return hg_abs(p.X) + hg_abs(p.Y);
 }
 
 #line 71 "faulty.go"
-template <bool Checked> __device__ point point_add(point p, point q, hg_fault* hg_f) {
+template <bool Checked> HG_DEV point point_add(point p, point q, hg_fault* hg_f) {
 #line 71 "faulty.go"
   return point{p.X + q.X, p.Y + q.Y};
 }
 
 #line 50 "nested.go"
-template <bool Checked, class T> __device__ void matMulTile(hg_slice<T> c, hg_slice<const T> a, hg_slice<const T> m, long long n, hg_array<hg_array<T, 16>, 16>* as, hg_array<hg_array<T, 16>, 16>* bs, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void matMulTile(hg_slice<T> c, hg_slice<const T> a, hg_slice<const T> m, long long n, hg_array<hg_array<T, 16>, 16>* as, hg_array<hg_array<T, 16>, 16>* bs, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_tid_x();
   long long hg_t2 = (long long)hg_tid_y();
   long long tx = hg_t1;
@@ -980,7 +980,7 @@ template <bool Checked, class T> __device__ void matMulTile(hg_slice<T> c, hg_sl
 // ---- kernels ----
 
 #line 15 "chain.go"
-template <bool Checked> __device__ void chainSum(hg_slice<const int32_t> in, hg_slice<uint32_t> counter, hg_slice<uint32_t> flags, hg_slice<int64_t> sums, hg_slice<int64_t> out, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void chainSum(hg_slice<const int32_t> in, hg_slice<uint32_t> counter, hg_slice<uint32_t> flags, hg_slice<int64_t> sums, hg_slice<int64_t> out, hg_fault* hg_f) {
   long long b = hg_ordered_block_id(&hg_ref<Checked>(counter, 0LL, hg_f, 16, 0));
   if ((long long)hg_tid_x() != 0LL) {
     return;
@@ -1011,7 +1011,7 @@ extern "C" __global__ void chain_sum_checked(const int32_t* in_p, uint32_t* coun
 }
 
 #line 42 "chain.go"
-template <bool Checked> __device__ void dynReverse(hg_slice<float> x, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void dynReverse(hg_slice<float> x, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   long long i = hg_global_x();
   stash<Checked>(hg_ld<Checked>(x, i, hg_f, 44, 0), hg_dyn_bytes, hg_f);
   hg_sync_threads();
@@ -1026,7 +1026,7 @@ extern "C" __global__ void dyn_reverse_checked(float* x_p, unsigned int hg_dyn_b
 }
 
 #line 13 "faulty.go"
-template <bool Checked> __device__ void fill(hg_slice<float> x, float v, int32_t n, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void fill(hg_slice<float> x, float v, int32_t n, hg_fault* hg_f) {
   {
 #line 14 "faulty.go"
     long long i = hg_global_x();
@@ -1045,7 +1045,7 @@ extern "C" __global__ void fill_checked(float* x_p, float v, int32_t n, long lon
 }
 
 #line 22 "faulty.go"
-template <bool Checked> __device__ void divide(hg_slice<int32_t> x, int32_t d, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void divide(hg_slice<int32_t> x, int32_t d, hg_fault* hg_f) {
   {
 #line 23 "faulty.go"
     long long i = hg_global_x();
@@ -1067,7 +1067,7 @@ extern "C" __global__ void divide_checked(int32_t* x_p, long long x_n, int32_t d
 }
 
 #line 33 "faulty.go"
-template <bool Checked> __device__ void horner(hg_slice<const float> x, hg_slice<float> y, float a, float b, float c, float d, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void horner(hg_slice<const float> x, hg_slice<float> y, float a, float b, float c, float d, hg_fault* hg_f) {
   {
 #line 34 "faulty.go"
     long long i = hg_global_x();
@@ -1089,7 +1089,7 @@ extern "C" __global__ void horner_checked(const float* x_p, long long x_n, float
 }
 
 #line 45 "faulty.go"
-template <bool Checked> __device__ void horner64(hg_slice<const double> x, hg_slice<double> y, double a, double b, double c, double d, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void horner64(hg_slice<const double> x, hg_slice<double> y, double a, double b, double c, double d, hg_fault* hg_f) {
   {
 #line 46 "faulty.go"
     long long i = hg_global_x();
@@ -1111,7 +1111,7 @@ extern "C" __global__ void horner64_checked(const double* x_p, long long x_n, do
 }
 
 #line 61 "faulty.go"
-template <bool Checked> __device__ void quotients(hg_slice<const int32_t> x, hg_slice<int32_t> q, hg_slice<int32_t> r, int32_t d, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void quotients(hg_slice<const int32_t> x, hg_slice<int32_t> q, hg_slice<int32_t> r, int32_t d, hg_fault* hg_f) {
   {
 #line 62 "faulty.go"
     long long i = hg_global_x();
@@ -1132,7 +1132,7 @@ extern "C" __global__ void quotients_checked(const int32_t* x_p, long long x_n, 
 }
 
 #line 78 "faulty.go"
-template <bool Checked> __device__ void pointNorms(hg_slice<const float> x, hg_slice<const float> y, hg_slice<float> out, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void pointNorms(hg_slice<const float> x, hg_slice<const float> y, hg_slice<float> out, hg_fault* hg_f) {
   {
 #line 79 "faulty.go"
     long long i = hg_global_x();
@@ -1151,7 +1151,7 @@ extern "C" __global__ void point_norms_checked(const float* x_p, long long x_n, 
 }
 
 #line 90 "faulty.go"
-template <bool Checked> __device__ void strided(hg_slice<const int64_t> c, hg_slice<int64_t> out, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void strided(hg_slice<const int64_t> c, hg_slice<int64_t> out, hg_fault* hg_f) {
   {
 #line 91 "faulty.go"
     long long k = hg_global_x();
@@ -1213,7 +1213,7 @@ extern "C" __global__ void strided_checked(const int64_t* c_p, long long c_n, in
 }
 
 #line 109 "faulty.go"
-template <bool Checked> __device__ void hello(int32_t n, float scale, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void hello(int32_t n, float scale, hg_fault* hg_f) {
   {
 #line 110 "faulty.go"
     long long i = hg_global_x();
@@ -1233,7 +1233,7 @@ extern "C" __global__ void hello_checked(int32_t n, float scale, hg_fault* hg_f)
 }
 
 #line 129 "faulty.go"
-template <bool Checked> __device__ void scaleByCoef(hg_slice<float> x, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scaleByCoef(hg_slice<float> x, hg_fault* hg_f) {
   {
 #line 130 "faulty.go"
     long long i = hg_global_x();
@@ -1253,7 +1253,7 @@ extern "C" __global__ void scale_by_coef_checked(float* x_p, long long x_n, hg_f
 }
 
 #line 18 "generic.go"
-template <bool Checked, class T> __device__ void genericAxpy(T a, hg_slice<const T> x, hg_slice<T> y, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void genericAxpy(T a, hg_slice<const T> x, hg_slice<T> y, hg_fault* hg_f) {
   {
 #line 19 "generic.go"
     long long i = hg_global_x();
@@ -1286,7 +1286,7 @@ extern "C" __global__ void generic_axpy_float64_checked(double a, const double* 
 }
 
 #line 30 "generic.go"
-template <bool Checked, class T> __device__ void genericBlockSum(hg_slice<const T> in, hg_slice<T> out, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void genericBlockSum(hg_slice<const T> in, hg_slice<T> out, hg_fault* hg_f) {
   __shared__ hg_array<T, 64> hg_shared_part;
   hg_array<T, 64>* part = &hg_shared_part;
 #line 32 "generic.go"
@@ -1330,7 +1330,7 @@ extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_float64_ch
 }
 
 #line 51 "generic.go"
-template <bool Checked, class T> __device__ void genericWarpSum(hg_slice<const T> in, hg_slice<T> out, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV void genericWarpSum(hg_slice<const T> in, hg_slice<T> out, hg_fault* hg_f) {
   long long i = hg_global_x();
   T v = hg_ld<Checked>(in, i, hg_f, 53, 2);
   for (long long d = 16LL; d > 0LL; d = d / 2LL) {
@@ -1361,7 +1361,7 @@ extern "C" __global__ void generic_warp_sum_float64_checked(const double* in_p, 
 }
 
 #line 15 "nested.go"
-template <bool Checked> __device__ void batchedMatMul(hg_slice<float> c, hg_slice<const float> a, hg_slice<const float> m, long long n, long long batches, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void batchedMatMul(hg_slice<float> c, hg_slice<const float> a, hg_slice<const float> m, long long n, long long batches, hg_fault* hg_f) {
   __shared__ hg_array<hg_array<float, 16>, 16> hg_shared_as;
   hg_array<hg_array<float, 16>, 16>* as = &hg_shared_as;
 #line 17 "nested.go"
@@ -1398,7 +1398,7 @@ extern "C" __global__ void batched_mat_mul_checked(float* c_p, const float* a_p,
 }
 
 #line 41 "nested.go"
-template <bool Checked> __device__ void batchedMatMulDev(hg_slice<float> c, hg_slice<const float> a, hg_slice<const float> m, long long n, long long batches, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void batchedMatMulDev(hg_slice<float> c, hg_slice<const float> a, hg_slice<const float> m, long long n, long long batches, hg_fault* hg_f) {
   __shared__ hg_array<hg_array<float, 16>, 16> hg_shared_as;
   hg_array<hg_array<float, 16>, 16>* as = &hg_shared_as;
 #line 43 "nested.go"
@@ -1418,7 +1418,7 @@ extern "C" __global__ void batched_mat_mul_dev_checked(float* c_p, const float* 
 }
 
 #line 18 "warps.go"
-template <bool Checked> __device__ void warpOps(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_slice<uint64_t> votes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void warpOps(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_slice<uint64_t> votes, hg_fault* hg_f) {
   long long i = hg_global_x();
   long long lane = hg_lane();
   int32_t hg_t1 = hg_ld<Checked>(in, i, hg_f, 21, 5);

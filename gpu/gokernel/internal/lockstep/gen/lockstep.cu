@@ -724,19 +724,19 @@ template <class T> HG_DEV T hg_reduce_xor_sync(unsigned long long m, T v) { retu
 
 // ---- device functions ----
 
-template <bool Checked> __device__ int32_t mix(int32_t a, int32_t b, int32_t c, hg_fault* hg_f);
-template <bool Checked> __device__ void reduceTo(hg_slice<const float> in, hg_slice<float> out, hg_array<float, 1024>* sdata, hg_fault* hg_f);
-template <bool Checked> __device__ int32_t blockSum(int32_t v, hg_array<int32_t, 32>* part, hg_fault* hg_f);
-template <bool Checked, class T> __device__ T warpTotal(T v, hg_array<T, 32>* part, hg_fault* hg_f);
+template <bool Checked> HG_DEV int32_t mix(int32_t a, int32_t b, int32_t c, hg_fault* hg_f);
+template <bool Checked> HG_DEV void reduceTo(hg_slice<const float> in, hg_slice<float> out, hg_array<float, 1024>* sdata, hg_fault* hg_f);
+template <bool Checked> HG_DEV int32_t blockSum(int32_t v, hg_array<int32_t, 32>* part, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T warpTotal(T v, hg_array<T, 32>* part, hg_fault* hg_f);
 
 #line 57 "kernels.go"
-template <bool Checked> __device__ int32_t mix(int32_t a, int32_t b, int32_t c, hg_fault* hg_f) {
+template <bool Checked> HG_DEV int32_t mix(int32_t a, int32_t b, int32_t c, hg_fault* hg_f) {
 #line 57 "kernels.go"
   return hg_sub(hg_mul(a, 3), b) ^ c;
 }
 
 #line 205 "kernels.go"
-template <bool Checked> __device__ void reduceTo(hg_slice<const float> in, hg_slice<float> out, hg_array<float, 1024>* sdata, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void reduceTo(hg_slice<const float> in, hg_slice<float> out, hg_array<float, 1024>* sdata, hg_fault* hg_f) {
   long long tid = (long long)hg_tid_x();
   long long bs = (long long)hg_bdim_x();
   long long ws = hg_warp_size();
@@ -762,7 +762,7 @@ template <bool Checked> __device__ void reduceTo(hg_slice<const float> in, hg_sl
 }
 
 #line 232 "kernels.go"
-template <bool Checked> __device__ int32_t blockSum(int32_t v, hg_array<int32_t, 32>* part, hg_fault* hg_f) {
+template <bool Checked> HG_DEV int32_t blockSum(int32_t v, hg_array<int32_t, 32>* part, hg_fault* hg_f) {
   long long hg_t1 = hg_lane();
   long long hg_t2 = hg_div<Checked>((long long)hg_tid_x(), hg_warp_size(), hg_f, 233, 0);
   long long lane = hg_t1;
@@ -782,7 +782,7 @@ template <bool Checked> __device__ int32_t blockSum(int32_t v, hg_array<int32_t,
 }
 
 #line 349 "kernels.go"
-template <bool Checked, class T> __device__ T warpTotal(T v, hg_array<T, 32>* part, hg_fault* hg_f) {
+template <bool Checked, class T> HG_DEV T warpTotal(T v, hg_array<T, 32>* part, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = hg_warp_size();
   long long bd = hg_t1;
@@ -817,7 +817,7 @@ template <bool Checked, class T> __device__ T warpTotal(T v, hg_array<T, 32>* pa
 // ---- kernels ----
 
 #line 18 "kernels.go"
-template <bool Checked> __device__ void shuffles(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void shuffles(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   long long lane = hg_lane();
   int32_t v = hg_ld<Checked>(in, i, hg_f, 21, 0);
@@ -840,7 +840,7 @@ extern "C" __global__ void shuffles_checked(const int32_t* in_p, const float* fi
 }
 
 #line 37 "kernels.go"
-template <bool Checked> __device__ void nested(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void nested(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   int32_t v = hg_ld<Checked>(in, i, hg_f, 39, 0);
   hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 8LL), hg_add(hg_mul(i, 8LL), 8LL), hg_f, 40, 0);
@@ -866,7 +866,7 @@ extern "C" __global__ void nested_checked(const int32_t* in_p, const float* fin_
 }
 
 #line 62 "kernels.go"
-template <bool Checked> __device__ void votes(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void votes(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   int32_t v = hg_ld<Checked>(in, i, hg_f, 64, 0);
   hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 8LL), hg_add(hg_mul(i, 8LL), 8LL), hg_f, 65, 0);
@@ -903,7 +903,7 @@ extern "C" __global__ void votes_checked(const int32_t* in_p, const float* fin_p
 }
 
 #line 87 "kernels.go"
-template <bool Checked> __device__ void reductions(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void reductions(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   int32_t hg_t1 = hg_ld<Checked>(in, i, hg_f, 89, 0);
   float hg_t2 = hg_ld<Checked>(fin, i, hg_f, 89, 0);
@@ -929,7 +929,7 @@ extern "C" __global__ void reductions_checked(const int32_t* in_p, const float* 
 }
 
 #line 105 "kernels.go"
-template <bool Checked> __device__ void masked(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void masked(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   long long lane = hg_lane();
   int32_t hg_t1 = hg_ld<Checked>(in, i, hg_f, 108, 0);
@@ -965,7 +965,7 @@ extern "C" __global__ void masked_checked(const int32_t* in_p, const float* fin_
 }
 
 #line 133 "kernels.go"
-template <bool Checked> __device__ void returned(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void returned(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   long long lane = hg_lane();
   int32_t v = hg_ld<Checked>(in, i, hg_f, 136, 0);
@@ -991,7 +991,7 @@ extern "C" __global__ void returned_checked(const int32_t* in_p, const float* fi
 }
 
 #line 156 "kernels.go"
-template <bool Checked> __device__ void warpScan(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void warpScan(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_sums;
   hg_array<int32_t, 32>* sums = &hg_shared_sums;
 #line 158 "kernels.go"
@@ -1044,7 +1044,7 @@ extern "C" __global__ void warp_scan_checked(const int32_t* in_p, const float* f
 }
 
 #line 200 "kernels.go"
-template <bool Checked> __device__ void treeReduce(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<const int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void treeReduce(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<const int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
   __shared__ hg_array<float, 1024> hg_shared_sdata;
   hg_array<float, 1024>* sdata = &hg_shared_sdata;
 #line 202 "kernels.go"
@@ -1059,7 +1059,7 @@ extern "C" __global__ void tree_reduce_checked(const int32_t* in_p, const float*
 }
 
 #line 251 "kernels.go"
-template <bool Checked> __device__ void blockReduce(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void blockReduce(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_part;
   hg_array<int32_t, 32>* part = &hg_shared_part;
 #line 253 "kernels.go"
@@ -1078,7 +1078,7 @@ extern "C" __global__ void block_reduce_checked(const int32_t* in_p, const float
 }
 
 #line 264 "kernels.go"
-template <bool Checked> __device__ void grid2D(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void grid2D(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   hg_dim hg_t1 = hg_thread_idx();
   hg_dim hg_t2 = hg_block_dim();
   hg_dim id = hg_t1;
@@ -1099,7 +1099,7 @@ extern "C" __global__ void grid2_d_checked(const int32_t* in_p, const float* fin
 }
 
 #line 276 "kernels.go"
-template <bool Checked> __device__ void badWidth(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void badWidth(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   hg_ref<Checked>(out, i, hg_f, 278, 0) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), hg_ld<Checked>(in, i, hg_f, 278, 0), (long long)(0LL), (long long)(12LL));
 }
@@ -1112,7 +1112,7 @@ extern "C" __global__ void bad_width_checked(const int32_t* in_p, const float* f
 }
 
 #line 284 "kernels.go"
-template <bool Checked> __device__ void badMask(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void badMask(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   hg_ref<Checked>(out, i, hg_f, 286, 0) = hg_shfl_sync((unsigned long long)(1ULL), hg_ld<Checked>(in, i, hg_f, 286, 0), (long long)(0LL), (long long)(32LL));
 }
@@ -1125,7 +1125,7 @@ extern "C" __global__ void bad_mask_checked(const int32_t* in_p, const float* fi
 }
 
 #line 293 "kernels.go"
-template <bool Checked> __device__ void neverCompletes(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void neverCompletes(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   if (hg_lane() < 16LL) {
     hg_ref<Checked>(out, i, hg_f, 296, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), hg_ld<Checked>(in, i, hg_f, 296, 0), (long long)(1LL), (long long)(32LL));
@@ -1145,7 +1145,7 @@ extern "C" __global__ void never_completes_checked(const int32_t* in_p, const fl
 }
 
 #line 306 "kernels.go"
-template <bool Checked> __device__ void mixedMasks(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void mixedMasks(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   hg_ref<Checked>(out, i, hg_f, 308, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(252645135ULL | hg_shl<Checked>(1ULL, hg_lane(), hg_f, 308, 0)), hg_ld<Checked>(in, i, hg_f, 308, 0) > 0));
   hg_sync_threads();
@@ -1163,7 +1163,7 @@ extern "C" __global__ void mixed_masks_checked(const int32_t* in_p, const float*
 }
 
 #line 317 "kernels.go"
-template <bool Checked> __device__ void uniformReturn(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void uniformReturn(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   if (((long long)hg_bid_x() % 2LL) == 1LL) {
     hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 320, 0) = hg_ld<Checked>(in, i, hg_f, 320, 0);
@@ -1180,7 +1180,7 @@ extern "C" __global__ void uniform_return_checked(const int32_t* in_p, const flo
 }
 
 #line 330 "kernels.go"
-template <bool Checked> __device__ void branches(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void branches(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   long long b = (long long)hg_bid_x();
   if ((b % 3LL) == 0LL) {
@@ -1204,7 +1204,7 @@ extern "C" __global__ void branches_checked(const int32_t* in_p, const float* fi
 }
 
 #line 378 "kernels.go"
-template <bool Checked> __device__ void generic(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void generic(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_parti;
   hg_array<int32_t, 32>* parti = &hg_shared_parti;
 #line 380 "kernels.go"
@@ -1230,7 +1230,7 @@ extern "C" __global__ void generic_checked(const int32_t* in_p, const float* fin
 }
 
 #line 396 "kernels.go"
-template <bool Checked> __device__ void uniformCount(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void uniformCount(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   long long k = 1LL;
   if ((long long)hg_bid_x() > 0LL) {
@@ -1257,7 +1257,7 @@ extern "C" __global__ void uniform_count_checked(const int32_t* in_p, const floa
 }
 
 #line 417 "kernels.go"
-template <bool Checked> __device__ void logScan(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void logScan(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   long long hg_t1 = hg_lane();
   long long hg_t2 = hg_warp_size();
