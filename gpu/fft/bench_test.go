@@ -104,11 +104,15 @@ func BenchmarkC2C2D(b *testing.B) {
 	}
 }
 
-// The cpu agent's C2C float32 transforms, one and a batch of 64 per
-// operation, with ns/transform reported; BenchmarkGonumFourier runs
-// gonum's CmplxFFT single-threaded on the same sizes and batches (the
-// issue's target: within 1.5x of it per transform, faster on batches by
-// the cores used). Run the two interleaved:
+// fftCPUCases are the cpu agent's benchmark cases: one transform of 2^10,
+// 2^16 and 2^20 points and a batch of 64 of 2^12, each kind.
+var fftCPUCases = []struct{ log, batch int }{{10, 1}, {16, 1}, {20, 1}, {12, 64}}
+
+// The cpu agent's C2C, Z2Z, R2C and D2Z transforms (fftCPUCases), with
+// ns/transform reported; BenchmarkGonumFourier runs gonum's CmplxFFT and
+// FFT single-threaded on the same kinds, sizes and batches in complex128
+// and float64 (the target: within 1.5x of it per transform,
+// faster on batches by the cores used). Run the two interleaved:
 //
 //	for i in 1 2 3 4 5; do go test -run '^$' -bench 'FFTCPU|GonumFourier' -count 1 ./gpu/fft; done
 func BenchmarkFFTCPU(b *testing.B) {
@@ -118,43 +122,74 @@ func BenchmarkFFTCPU(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Destroy()
-	for _, l := range []int{10, 14} {
-		for _, batch := range []int{1, 64} {
-			n := 1 << l
-			b.Run(fmt.Sprintf("n=2^%d/batch=%d", l, batch), func(b *testing.B) {
-				p, err := NewPlan(dev, C2C, []int{n}, batch)
+	for _, kind := range []Kind{C2C, Z2Z, R2C, D2Z} {
+		for _, c := range fftCPUCases {
+			n := 1 << c.log
+			b.Run(fmt.Sprintf("%v/n=2^%d/batch=%d", kind, c.log, c.batch), func(b *testing.B) {
+				p, err := NewPlan(dev, kind, []int{n}, c.batch)
 				if err != nil {
 					b.Fatal(err)
 				}
 				defer p.Destroy()
-				in, _ := buffer.New[complex64](dev, n*batch)
-				out, _ := buffer.New[complex64](dev, n*batch)
-				defer in.Free()
-				defer out.Free()
+				var exec func() error
+				switch kind {
+				case C2C:
+					in, out := cpuBufs[complex64, complex64](b, dev, n*c.batch, n*c.batch)
+					exec = func() error { return C2CExec(p, s, in, out, Forward) }
+				case Z2Z:
+					in, out := cpuBufs[complex128, complex128](b, dev, n*c.batch, n*c.batch)
+					exec = func() error { return C2CExec(p, s, in, out, Forward) }
+				case R2C:
+					in, out := cpuBufs[float32, complex64](b, dev, n*c.batch, (n/2+1)*c.batch)
+					exec = func() error { return R2CExec(p, s, in, out) }
+				default:
+					in, out := cpuBufs[float64, complex128](b, dev, n*c.batch, (n/2+1)*c.batch)
+					exec = func() error { return R2CExec(p, s, in, out) }
+				}
 				b.ReportAllocs()
-				gputest.Benchmark(b, s, func() error { return C2CExec(p, s, in, out, Forward) }, gputest.Bytes(int64(16*n*batch)))
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/transform")
+				gputest.Benchmark(b, s, exec)
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*c.batch), "ns/transform")
 			})
 		}
 	}
 }
 
+// cpuBufs is an input and an output buffer of n and m elements, freed
+// when b ends.
+func cpuBufs[I, O any](b *testing.B, dev *gpu.Device, n, m int) (*buffer.Buffer[I], *buffer.Buffer[O]) {
+	in, err := buffer.New[I](dev, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := buffer.New[O](dev, m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = in.Free(); _ = out.Free() })
+	return in, out
+}
+
 func BenchmarkGonumFourier(b *testing.B) {
-	for _, l := range []int{10, 14} {
-		for _, batch := range []int{1, 64} {
-			n := 1 << l
-			b.Run(fmt.Sprintf("n=2^%d/batch=%d", l, batch), func(b *testing.B) {
-				f := fourier.NewCmplxFFT(n)
-				x := make([]complex128, n*batch)
-				b.SetBytes(int64(16 * n * batch))
+	for _, kind := range []string{"C2C", "R2C"} {
+		for _, c := range fftCPUCases {
+			n := 1 << c.log
+			b.Run(fmt.Sprintf("%s/n=2^%d/batch=%d", kind, c.log, c.batch), func(b *testing.B) {
+				x := make([]complex128, n*c.batch)
+				r := make([]float64, n*c.batch)
+				y := make([]complex128, n/2+1)
+				cf, rf := fourier.NewCmplxFFT(n), fourier.NewFFT(n)
 				b.ReportAllocs()
 				for b.Loop() {
-					for i := range batch {
-						s := x[i*n : (i+1)*n]
-						f.Coefficients(s, s)
+					for i := range c.batch {
+						if kind == "C2C" {
+							s := x[i*n : (i+1)*n]
+							cf.Coefficients(s, s)
+						} else {
+							rf.Coefficients(y, r[i*n:(i+1)*n])
+						}
 					}
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/transform")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*c.batch), "ns/transform")
 			})
 		}
 	}
