@@ -53,7 +53,8 @@ func BenchmarkBits(b *testing.B) {
 }
 
 // BenchmarkCPUAgent is the cpu agent's Philox (span.go) filling 2^24
-// values beside math/rand/v2's ChaCha8 and PCG filling a slice of as many
+// float32 uniforms, bits, normals and log-normals (and 2^23 float64
+// normals, as many bytes) beside math/rand/v2's ChaCha8 and PCG filling a slice of as many
 // bytes, each split over GOMAXPROCS goroutines as the agent's workers
 // are; GB/s/core is the bytes a second per core. The agent's workers
 // are as many as GOMAXPROCS when the runtime opens, so run one and all
@@ -91,6 +92,30 @@ func BenchmarkCPUAgent(b *testing.B) {
 		cpu0 = cpuTime()
 		b.ReportAllocs()
 		gputest.Benchmark(b, s, func() error { return Bits(g, s, out) }, gputest.Bytes(4*n))
+		perCore(b)
+	})
+	b.Run("philox-normal/float32", func(b *testing.B) {
+		out := newBuf[float32](b, dev, n)
+		g := NewPhilox(1)
+		cpu0 = cpuTime()
+		b.ReportAllocs()
+		gputest.Benchmark(b, s, func() error { return Normal(g, s, out, 0, 1) }, gputest.Bytes(4*n))
+		perCore(b)
+	})
+	b.Run("philox-lognormal/float32", func(b *testing.B) {
+		out := newBuf[float32](b, dev, n)
+		g := NewPhilox(1)
+		cpu0 = cpuTime()
+		b.ReportAllocs()
+		gputest.Benchmark(b, s, func() error { return LogNormal(g, s, out, 0, 1) }, gputest.Bytes(4*n))
+		perCore(b)
+	})
+	b.Run("philox-normal/float64", func(b *testing.B) {
+		out := newBuf[float64](b, dev, n/2)
+		g := NewPhilox(1)
+		cpu0 = cpuTime()
+		b.ReportAllocs()
+		gputest.Benchmark(b, s, func() error { return Normal(g, s, out, 0, 1) }, gputest.Bytes(4*n))
 		perCore(b)
 	})
 	peer := func(name string, src func(seed uint64) mrand.Source) {

@@ -53,33 +53,31 @@ func Floor[T Float](x T) T { return T(math.Floor(float64(x))) }
 func Ceil[T Float](x T) T { return T(math.Ceil(float64(x))) }
 
 // Fma is x*y+z rounded once (fmaf, fma), on the cpu agent as on a GPU:
-// for float32 too, the correctly rounded result.
+// for float32 too, the correctly rounded result. Of float32: the float64
+// product of two float32 values is exact, and so is the float64 sum
+// unless it lands on a float32 tie (halfway between two float32 values):
+// a sum just above a tie rounds onto it, then to even. Only there (and
+// below float32's normal range, where ties are coarser) does fma32Odd
+// redo the rounding. The test is written out here rather than in a
+// function of its own: on the cpu agent each Fma of float32 is then one
+// call (Fma's, too large to inline), not two.
 func Fma[T Float](x, y, z T) T {
 	if unsafe.Sizeof(x) == 4 {
-		return T(fma32(float32(x), float32(y), float32(z)))
+		p := float64(float64(x) * float64(y))
+		s := p + float64(z)
+		if b := math.Float64bits(s); b&(1<<29-1) != 1<<28 && b&(0x7ff<<52) >= (1023-125)<<52 {
+			return T(float32(s))
+		}
+		return T(fma32Odd(p, float64(z), s))
 	}
 	return T(math.FMA(float64(x), float64(y), float64(z)))
-}
-
-// fma32 is float32's x*y+z rounded once. The float64 product of two
-// float32 values is exact, and so is the float64 sum unless it lands on
-// a float32 tie (halfway between two float32 values): a sum just above a
-// tie rounds onto it, then to even. Only there (and below float32's
-// normal range, where ties are coarser) does fma32Odd redo the rounding.
-func fma32(x, y, z float32) float32 {
-	p := float64(float64(x) * float64(y))
-	s := p + float64(z)
-	if b := math.Float64bits(s); b&(1<<29-1) != 1<<28 && b&(0x7ff<<52) >= (1023-125)<<52 {
-		return float32(s)
-	}
-	return fma32Odd(p, float64(z), s)
 }
 
 // fma32Odd rounds the exact sum p + c, whose float64 rounding is s, to
 // float32: s rounded to odd (its last bit set where it is inexact) is 29
 // bits wider than float32 and so rounds to float32 as the exact sum does
 // (Boldo and Melquiond, "When double rounding is odd", 2005). Not
-// inlined: it is rare, and fma32 stays small enough to inline.
+// inlined: it is rare.
 //
 //go:noinline
 func fma32Odd(p, c, s float64) float32 {
