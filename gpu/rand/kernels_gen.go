@@ -33,9 +33,9 @@ var goKernelsObject2 string
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "rand",
-	Set:     kernel.NewSet("rand", fillF32Kernel, fillF64Kernel, fillU32Kernel, fillU64Kernel, spanU32Kernel, spanF32Kernel, spanU64Kernel, spanF64Kernel),
+	Set:     kernel.NewSet("rand", fillF32Kernel, fillF64Kernel, fillU32Kernel, fillU64Kernel, spanU32Kernel, spanF32Kernel, spanU64Kernel, spanF64Kernel, spanN32Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"fill_f32", "fill_f64", "fill_u32", "fill_u64", "span_u32", "span_f32", "span_u64", "span_f64"},
+	Kernels: []string{"fill_f32", "fill_f64", "fill_u32", "fill_u64", "span_u32", "span_f32", "span_u64", "span_f64", "span_n32"},
 	Files:   []string{"doc.go", "kernels.go", "kernels_gen.go", "math32.go", "rand.go", "span.go"},
 	Objects: []any{goKernelsObject0, goKernelsObject1, goKernelsObject2},
 })
@@ -512,4 +512,63 @@ func launchSpanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out bu
 		args.Int64(int64(out.Len()))
 	}
 	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
+}
+
+// spanN32Args is the kernarg layout of span_n32's C++ entry point.
+type spanN32Args struct {
+	out    rocr.Ptr[float32]
+	outLen int64
+	k0     uint32
+	k1     uint32
+	start  uint64
+	units  int64
+	op     int32
+	a      float64
+	b      float64
+	span   int64
+}
+
+// spanN32Kernel runs spanN32 on the cpu agent.
+var spanN32Kernel = kernel.Define("span_n32", func(b *kernel.Block, a *spanN32Args) {
+	v0 := kernelimpl.View(b, a.out, a.outLen)
+	s1 := a.k0
+	s2 := a.k1
+	s3 := a.start
+	s4 := int(a.units)
+	s5 := a.op
+	s6 := a.a
+	s7 := a.b
+	s8 := int(a.span)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) {
+			for g := lo; g < hi; g++ {
+				spanN32(t.Nth(g-lo), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			spanN32(t.Nth(i), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		spanN32(b.Thread(i), v0, s1, s2, s3, s4, s5, s6, s7, s8)
+	}
+})
+
+// launchSpanN32 launches spanN32 (span.go:269) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func launchSpanN32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float32], k0 uint32, k1 uint32, start uint64, units int, op int32, a float64, b float64, span int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel span_n32 argument 0 (out): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 8)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).Int64(int64(out.Len())).Uint32(k0).Uint32(k1).Uint64(start).Int64(int64(units)).Int32(op).Float64(a).Float64(b).Int64(int64(span))
+	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
 }

@@ -219,6 +219,8 @@ func fillFloat[T Float](op string, g *Generator, s *stream.Stream, out buffer.Ar
 		err = launchSpanF32(s, grid, block, 0, o32, k0, k1, c.start, c.units, c.span)
 	case kind == opUniform && c.span > 0 && !noSpanKernels:
 		err = launchSpanF64(s, grid, block, 0, any(out).(buffer.Array[float64]), k0, k1, c.start, c.units, c.span)
+	case c.span > 0 && !noSpanKernels && f32:
+		err = launchSpanN32(s, grid, block, 0, o32, k0, k1, c.start, c.units, kind, float64(a), float64(b), c.span)
 	case f32:
 		err = launchFillF32(s, grid, block, 0, o32, k0, k1, c.start, c.units, kind, float64(a), float64(b), c.span, vecStores(out, c.start))
 	default:

@@ -257,3 +257,76 @@ func edgeF64(out []float64, b uint64, ka, kb [10]uint32, start, end uint64) {
 		out[int((w-start)/2)] = uniform64(c2, c3)
 	}
 }
+
+// spanN32 is spanF32 for Normal and LogNormal of float32: two words a
+// unit and a value a word (boxMuller32 of each pair), mean + std*z by an
+// FMA and, for a log-normal, its exponential, as fillF32 computes them.
+// Where n is odd the last unit's second value lies past out and is
+// dropped, so the loop of whole blocks ends at out's end and the block
+// it stops in goes value by value.
+//
+//hipgo:kernel
+func spanN32(t kernel.Thread, out []float32, k0, k1 uint32, start uint64, units int, op int32, a, b float64, span int) {
+	mean, std := float32(a), float32(b)
+	end := start + 2*uint64(units)
+	lo, hi, wlo, whi := spanBlocks(t, start, end, span)
+	ka, kb := roundKeys(k0, philoxW0), roundKeys(k1, philoxW1)
+	if wlo > lo {
+		edgeN32(out, lo, ka, kb, start, end, mean, std, op)
+	}
+	if whi < hi {
+		edgeN32(out, hi-1, ka, kb, start, end, mean, std, op)
+	}
+	if wlo >= whi {
+		return
+	}
+	o := out[int(wlo*4-start):min(int(whi*4-start), len(out))]
+	blk := wlo
+	for len(o) >= 4 {
+		c0, c1, c2, c3 := philoxRound(uint32(blk), uint32(blk>>32), 0, 0, ka[0], kb[0])
+		c0, c1, c2, c3 = philoxRound(c0, c1, c2, c3, ka[1], kb[1])
+		c0, c1, c2, c3 = philoxRound(c0, c1, c2, c3, ka[2], kb[2])
+		c0, c1, c2, c3 = philoxRound(c0, c1, c2, c3, ka[3], kb[3])
+		c0, c1, c2, c3 = philoxRound(c0, c1, c2, c3, ka[4], kb[4])
+		c0, c1, c2, c3 = philoxRound(c0, c1, c2, c3, ka[5], kb[5])
+		c0, c1, c2, c3 = philoxRound(c0, c1, c2, c3, ka[6], kb[6])
+		c0, c1, c2, c3 = philoxRound(c0, c1, c2, c3, ka[7], kb[7])
+		c0, c1, c2, c3 = philoxRound(c0, c1, c2, c3, ka[8], kb[8])
+		c0, c1, c2, c3 = philoxRound(c0, c1, c2, c3, ka[9], kb[9])
+		z0, z1 := boxMuller32(c0, c1)
+		z2, z3 := boxMuller32(c2, c3)
+		o[0] = scaled32(z0, mean, std, op)
+		o[1] = scaled32(z1, mean, std, op)
+		o[2] = scaled32(z2, mean, std, op)
+		o[3] = scaled32(z3, mean, std, op)
+		o = o[4:]
+		blk++
+	}
+	if len(o) > 0 {
+		edgeN32(out, blk, ka, kb, start, end, mean, std, op)
+	}
+}
+
+// edgeN32 writes the values of block b that lie in the call's words
+// [start, end) and in out.
+func edgeN32(out []float32, b uint64, ka, kb [10]uint32, start, end uint64, mean, std float32, op int32) {
+	c0, c1, c2, c3 := philoxAt(b, ka, kb)
+	z0, z1 := boxMuller32(c0, c1)
+	z2, z3 := boxMuller32(c2, c3)
+	for j := 0; j < 4; j++ {
+		if w := b*4 + uint64(j); w >= start && w-start < end-start && w-start < uint64(len(out)) {
+			out[int(w-start)] = scaled32(pick32(z0, z1, z2, z3, j), mean, std, op)
+		}
+	}
+}
+
+// scaled32 is fillF32's value of a float32 normal z: mean + std*z rounded
+// once, or its exponential (expOf in float64, rounded once) for a
+// log-normal.
+func scaled32(z, mean, std float32, op int32) float32 {
+	v := kernel.Fma(std, z, mean)
+	if op == opLogNormal {
+		v = float32(expOf(float64(v)))
+	}
+	return v
+}

@@ -5,12 +5,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/hipgo/hipgo/gpu/buffer"
+	"github.com/hipgo/hipgo/gpu/stream"
 )
 
 // The cpu agent's span kernels (span.go) give what the kernels of every
 // agent give, bit for bit: at odd and even offsets, lengths that start
-// and end inside a block, spans of one block and more, and the stream's
-// last words.
+// and end inside a block, spans of one block and more, odd counts of
+// normals, and the stream's last words.
 func TestSpanMatchesKernel(t *testing.T) {
 	dev, s := newStream(t)
 	if !s.Device().Properties().IsCPU {
@@ -39,6 +42,18 @@ func TestSpanMatchesKernel(t *testing.T) {
 				assert.Equal(t, want, got, "uniform float32 off=%d n=%d span>=%d", off, n, minSpan)
 				want, got = both(func() any { v, _ := gen(t, dev, s, seed, off, n, Uniform[float64]); return v })
 				assert.Equal(t, want, got, "uniform float64 off=%d n=%d span>=%d", off, n, minSpan)
+				want, got = both(func() any {
+					v, _ := gen(t, dev, s, seed, off, n, func(g *Generator, s *stream.Stream, o buffer.Array[float32]) error { return Normal(g, s, o, 0.5, 2) })
+					return v
+				})
+				assert.Equal(t, want, got, "normal float32 off=%d n=%d span>=%d", off, n, minSpan)
+				want, got = both(func() any {
+					v, _ := gen(t, dev, s, seed, off, n, func(g *Generator, s *stream.Stream, o buffer.Array[float32]) error {
+						return LogNormal(g, s, o, -1, 0.25)
+					})
+					return v
+				})
+				assert.Equal(t, want, got, "lognormal float32 off=%d n=%d span>=%d", off, n, minSpan)
 			}
 		}
 	}

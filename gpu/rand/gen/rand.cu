@@ -656,6 +656,8 @@ template <bool Checked> HG_DEV void edgeU32(hg_slice<uint32_t> out, uint64_t b, 
 template <bool Checked> HG_DEV void edgeF32(hg_slice<float> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
 template <bool Checked> HG_DEV void edgeU64(hg_slice<uint64_t> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
 template <bool Checked> HG_DEV void edgeF64(hg_slice<double> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, hg_fault* hg_f);
+template <bool Checked> HG_DEV float scaled32(float z, float mean, float std, int32_t op, hg_fault* hg_f);
+template <bool Checked> HG_DEV void edgeN32(hg_slice<float> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, float mean, float std, int32_t op, hg_fault* hg_f);
 
 #line 91 "kernels.go"
 template <bool Checked> HG_DEV hg_tuple2<long long, long long> unitWords(int32_t op, bool wide, hg_fault* hg_f) {
@@ -1255,6 +1257,43 @@ template <bool Checked> HG_DEV void edgeF64(hg_slice<double> out, uint64_t b, hg
 #line 256 "span.go"
     if ((w >= start) && ((w - start) < (end - start))) {
       hg_ref<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 257, 5) = uniform64<Checked>(c2, c3, hg_f);
+    }
+  }
+}
+
+#line 326 "span.go"
+template <bool Checked> HG_DEV float scaled32(float z, float mean, float std, int32_t op, hg_fault* hg_f) {
+  float v = hg_fma(std, z, mean);
+  if (op == 2) {
+    v = (float)(expOf<Checked>((double)(v), hg_f));
+  }
+  return v;
+}
+
+#line 312 "span.go"
+template <bool Checked> HG_DEV void edgeN32(hg_slice<float> out, uint64_t b, hg_array<uint32_t, 10> ka, hg_array<uint32_t, 10> kb, uint64_t start, uint64_t end, float mean, float std, int32_t op, hg_fault* hg_f) {
+  auto hg_m1 = philoxAt<Checked>(b, ka, kb, hg_f);
+  uint32_t c0 = hg_m1.r0;
+  uint32_t c1 = hg_m1.r1;
+  uint32_t c2 = hg_m1.r2;
+  uint32_t c3 = hg_m1.r3;
+#line 314 "span.go"
+  auto hg_m2 = boxMuller32<Checked>(c0, c1, hg_f);
+  float z0 = hg_m2.r0;
+  float z1 = hg_m2.r1;
+#line 315 "span.go"
+  auto hg_m3 = boxMuller32<Checked>(c2, c3, hg_f);
+  float z2 = hg_m3.r0;
+  float z3 = hg_m3.r1;
+#line 316 "span.go"
+  for (long long j = 0LL; j < 4LL; j = hg_add(j, 1LL)) {
+    {
+#line 317 "span.go"
+      uint64_t w = (b * 4ULL) + (uint64_t)(j);
+#line 317 "span.go"
+      if (((w >= start) && ((w - start) < (end - start))) && ((w - start) < (uint64_t)(out.n))) {
+        hg_ref<Checked>(out, (long long)(w - start), hg_f, 318, 5) = scaled32<Checked>(pick32<Checked>(z0, z1, z2, z3, j, hg_f), mean, std, op, hg_f);
+      }
     }
   }
 }
@@ -2016,5 +2055,123 @@ extern "C" __global__ void span_f64(double* out_p, uint32_t k0, uint32_t k1, uin
 }
 extern "C" __global__ void span_f64_checked(double* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
   spanF64<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+}
+
+#line 269 "span.go"
+template <bool Checked> HG_DEV void spanN32(hg_slice<float> out, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, hg_fault* hg_f) {
+  float hg_t1 = (float)(a);
+  float hg_t2 = (float)(b);
+  float mean = hg_t1;
+  float std = hg_t2;
+#line 271 "span.go"
+  uint64_t end = start + (2ULL * (uint64_t)(units));
+  auto hg_m3 = spanBlocks<Checked>(start, end, span, hg_f);
+  uint64_t lo = hg_m3.r0;
+  uint64_t hi = hg_m3.r1;
+  uint64_t wlo = hg_m3.r2;
+  uint64_t whi = hg_m3.r3;
+#line 273 "span.go"
+  hg_array<uint32_t, 10> hg_t4 = roundKeys<Checked>(k0, 2654435769U, hg_f);
+  hg_array<uint32_t, 10> hg_t5 = roundKeys<Checked>(k1, 3144134277U, hg_f);
+  hg_array<uint32_t, 10> ka = hg_t4;
+  hg_array<uint32_t, 10> kb = hg_t5;
+#line 274 "span.go"
+  if (wlo > lo) {
+    edgeN32<Checked>(out, lo, ka, kb, start, end, mean, std, op, hg_f);
+  }
+  if (whi < hi) {
+    edgeN32<Checked>(out, hi - 1ULL, ka, kb, start, end, mean, std, op, hg_f);
+  }
+  if (wlo >= whi) {
+    return;
+  }
+  hg_slice<float> o = hg_sub<Checked>(out, (long long)((wlo * 4ULL) - start), hg_min((long long)((whi * 4ULL) - start), out.n), hg_f, 283, 5);
+  uint64_t blk = wlo;
+  while (o.n >= 4LL) {
+    auto hg_m7 = philoxRound<Checked>((uint32_t)(blk), (uint32_t)(blk >> 32LL), 0U, 0U, ka[0LL], kb[0LL], hg_f);
+    uint32_t c0 = hg_m7.r0;
+    uint32_t c1 = hg_m7.r1;
+    uint32_t c2 = hg_m7.r2;
+    uint32_t c3 = hg_m7.r3;
+#line 287 "span.go"
+    auto hg_m8 = philoxRound<Checked>(c0, c1, c2, c3, ka[1LL], kb[1LL], hg_f);
+    c0 = hg_m8.r0;
+    c1 = hg_m8.r1;
+    c2 = hg_m8.r2;
+    c3 = hg_m8.r3;
+#line 288 "span.go"
+    auto hg_m9 = philoxRound<Checked>(c0, c1, c2, c3, ka[2LL], kb[2LL], hg_f);
+    c0 = hg_m9.r0;
+    c1 = hg_m9.r1;
+    c2 = hg_m9.r2;
+    c3 = hg_m9.r3;
+#line 289 "span.go"
+    auto hg_m10 = philoxRound<Checked>(c0, c1, c2, c3, ka[3LL], kb[3LL], hg_f);
+    c0 = hg_m10.r0;
+    c1 = hg_m10.r1;
+    c2 = hg_m10.r2;
+    c3 = hg_m10.r3;
+#line 290 "span.go"
+    auto hg_m11 = philoxRound<Checked>(c0, c1, c2, c3, ka[4LL], kb[4LL], hg_f);
+    c0 = hg_m11.r0;
+    c1 = hg_m11.r1;
+    c2 = hg_m11.r2;
+    c3 = hg_m11.r3;
+#line 291 "span.go"
+    auto hg_m12 = philoxRound<Checked>(c0, c1, c2, c3, ka[5LL], kb[5LL], hg_f);
+    c0 = hg_m12.r0;
+    c1 = hg_m12.r1;
+    c2 = hg_m12.r2;
+    c3 = hg_m12.r3;
+#line 292 "span.go"
+    auto hg_m13 = philoxRound<Checked>(c0, c1, c2, c3, ka[6LL], kb[6LL], hg_f);
+    c0 = hg_m13.r0;
+    c1 = hg_m13.r1;
+    c2 = hg_m13.r2;
+    c3 = hg_m13.r3;
+#line 293 "span.go"
+    auto hg_m14 = philoxRound<Checked>(c0, c1, c2, c3, ka[7LL], kb[7LL], hg_f);
+    c0 = hg_m14.r0;
+    c1 = hg_m14.r1;
+    c2 = hg_m14.r2;
+    c3 = hg_m14.r3;
+#line 294 "span.go"
+    auto hg_m15 = philoxRound<Checked>(c0, c1, c2, c3, ka[8LL], kb[8LL], hg_f);
+    c0 = hg_m15.r0;
+    c1 = hg_m15.r1;
+    c2 = hg_m15.r2;
+    c3 = hg_m15.r3;
+#line 295 "span.go"
+    auto hg_m16 = philoxRound<Checked>(c0, c1, c2, c3, ka[9LL], kb[9LL], hg_f);
+    c0 = hg_m16.r0;
+    c1 = hg_m16.r1;
+    c2 = hg_m16.r2;
+    c3 = hg_m16.r3;
+#line 296 "span.go"
+    auto hg_m17 = boxMuller32<Checked>(c0, c1, hg_f);
+    float z0 = hg_m17.r0;
+    float z1 = hg_m17.r1;
+#line 297 "span.go"
+    auto hg_m18 = boxMuller32<Checked>(c2, c3, hg_f);
+    float z2 = hg_m18.r0;
+    float z3 = hg_m18.r1;
+#line 298 "span.go"
+    hg_ref<Checked>(o, 0LL, hg_f, 298, 5) = scaled32<Checked>(z0, mean, std, op, hg_f);
+    hg_ref<Checked>(o, 1LL, hg_f, 299, 5) = scaled32<Checked>(z1, mean, std, op, hg_f);
+    hg_ref<Checked>(o, 2LL, hg_f, 300, 5) = scaled32<Checked>(z2, mean, std, op, hg_f);
+    hg_ref<Checked>(o, 3LL, hg_f, 301, 5) = scaled32<Checked>(z3, mean, std, op, hg_f);
+    o = hg_sub<Checked>(o, 4LL, -1, hg_f, 302, 5);
+    blk += 1ULL;
+  }
+  if (o.n > 0LL) {
+    edgeN32<Checked>(out, blk, ka, kb, start, end, mean, std, op, hg_f);
+  }
+}
+
+extern "C" __global__ void span_n32(float* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span) {
+  spanN32<false>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, nullptr);
+}
+extern "C" __global__ void span_n32_checked(float* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, hg_fault* hg_f) {
+  spanN32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, hg_f);
 }
 
