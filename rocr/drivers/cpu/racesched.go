@@ -26,7 +26,11 @@ import (
 // that ended looks ordered after it, so at most RaceWindow groups are
 // alive at once: two groups fewer than RaceWindow apart in the grid's
 // linear order are checked against each other in every run, and a grid
-// of up to RaceWindow groups has every pair checked.
+// of up to RaceWindow groups has every pair checked. Group i runs in cell
+// i%RaceWindow, whose group state, a lockstep kernel's coroutines with it,
+// serves the cell's next group (cellGroup): a dispatch starts a goroutine
+// per group, not per work-item, and that orders only groups RaceWindow
+// or more apart.
 const RaceWindow = 128
 
 // hiddenSize is the -race words outside the Go heap: the claim counter,
