@@ -198,3 +198,86 @@ func TestRaceDetectorSeesEveryRun(t *testing.T) {
 		assert.Equal(t, runs, caught, "%d groups: races reported in %d of %d runs; the last said:\n%s", groups, caught, runs, out)
 	}
 }
+
+type lockstepArgs struct {
+	Count rocr.Ptr[uint32]
+	Racy  int32
+}
+
+// racyLockstep runs as coroutines (a barrier): work-item 0 of each group
+// adds one to its group's own count, or, when Racy, to count[0], which
+// every group then races on.
+var racyLockstep = kernel.Define("gputest_racy_lockstep", func(b *kernel.Block, a *lockstepArgs) {
+	count := kernelimpl.View(b, a.Count, int64(b.GridDim().X))
+	racy := a.Racy != 0
+	b.Lockstep(func(t kernel.Thread) {
+		t.SyncThreads()
+		if t.ThreadIdx().X == 0 {
+			if racy {
+				count[0]++
+			} else {
+				count[t.BlockIdx().X]++
+			}
+		}
+		t.SyncThreads()
+	})
+}, kernelimpl.Lockstep())
+
+var lockstepKernels = kernel.NewSet("gputest-lockstep", racyLockstep)
+
+// lockstepChild makes TestRacyLockstepChild run racyLockstep over the
+// number of work-groups it holds.
+const lockstepChild = "HIPGO_TEST_RACY_LOCKSTEP_GROUPS"
+
+func TestRacyLockstepChild(t *testing.T) {
+	groups, err := strconv.Atoi(os.Getenv(lockstepChild))
+	if err != nil {
+		t.Skip("run by TestRaceDetectorSeesLockstep")
+	}
+	dev := gputest.DeviceOf(t, "cpu")
+	m, err := module.Load(dev, lockstepKernels)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, m.Unload()) }()
+	s, err := stream.New(dev)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, s.Destroy()) }()
+	count, err := buffer.New[uint32](dev, groups)
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, count.Free()) }()
+	require.NoError(t, count.Fill(0))
+	fn := m.MustFunction("gputest_racy_lockstep")
+	// Race-free launches first, so that the racy one runs on the
+	// coroutines the agent kept from them.
+	for _, racy := range []int32{0, 0, 1} {
+		require.NoError(t, module.LaunchKernelGGL(fn, gpu.D1(uint32(groups)), gpu.D1(64), 0, s, count, racy))
+	}
+	require.NoError(t, s.Synchronize())
+}
+
+// The cpu agent keeps a lockstep kernel's coroutines from one work-group
+// to the next; under -race a later group's coroutines are never ordered
+// after a group it may race with, so two groups of a launch that race are
+// reported in every run.
+func TestRaceDetectorSeesLockstep(t *testing.T) {
+	if !raceflag.Enabled {
+		t.Skip("the race detector is off: run with -race")
+	}
+	for _, groups := range []int{2, cpu.RaceWindow + 2} {
+		runs := 4
+		if groups > 2 {
+			runs = 2
+		}
+		caught := 0
+		var out []byte
+		for range runs {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestRacyLockstepChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", lockstepChild, groups))
+			var err error
+			out, err = cmd.CombinedOutput()
+			if err != nil && bytes.Contains(out, []byte("WARNING: DATA RACE")) && bytes.Contains(out, []byte("gputest_test.init.func")) {
+				caught++
+			}
+		}
+		assert.Equal(t, runs, caught, "%d groups: races reported in %d of %d runs; the last said:\n%s", groups, caught, runs, out)
+	}
+}

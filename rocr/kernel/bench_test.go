@@ -238,3 +238,31 @@ func groupModule(b *testing.B, dev *gpu.Device) *module.Module {
 	b.Cleanup(func() { _ = m.Unload() })
 	return m
 }
+
+// BenchmarkLockstepCooperative launches the lockstep reduce
+// cooperatively (every group resident, each on a goroutine of its own) on
+// as many groups as the agent holds at once: the work-items' coroutines
+// are the agent's to keep or to start per launch.
+func BenchmarkLockstepCooperative(b *testing.B) {
+	const n, block = 1 << 16, 256
+	_, s, m, x, _ := benchSetup(b, n)
+	f, _ := m.Function("reduce")
+	grid, err := module.MaxCooperativeBlocks(f, block, block*4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	y, err := buffer.New[float32](s.Device(), grid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer y.Free()
+	b.SetBytes(4 * n)
+	for b.Loop() {
+		if err := module.LaunchCooperativeKernel(f, gpu.D1(uint32(grid)), gpu.D1(block), block*4, s, x, int64(n), y, int64(grid), uint32(block*4)); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Synchronize(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

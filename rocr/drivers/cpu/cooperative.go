@@ -139,10 +139,12 @@ func (e *executor) cooperative(q spi.Queue, j *job, timeout time.Duration) error
 			ex := host.MarkRunner()
 			defer ex.Close()
 			ex.Serve(q)
-			g := &group{}
-			defer g.release()
+			g := e.cellGroup(int(i))
+			returned := false
+			defer func() { e.keepGroup(int(i), g, returned) }()
 			j.bind(g)
 			ok = j.runChunk(g, i, i+1)
+			returned = true
 		}()
 	}
 	wg.Wait()

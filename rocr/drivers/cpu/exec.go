@@ -379,6 +379,12 @@ type executor struct {
 	staleMu      sync.Mutex
 	stale        []*job
 	staleRunning int
+
+	// cells keep the groups of the goroutines that race-detector and
+	// cooperative dispatches start per work-group (cellGroup), one per
+	// cell; closed: Close has ended them.
+	cells  []chan *group
+	closed atomic.Bool
 }
 
 func (a *agent) NewExecutor(q spi.Queue) (spi.Executor, error) {
@@ -399,6 +405,14 @@ func (a *agent) NewExecutor(q spi.Queue) (spi.Executor, error) {
 		strict = b
 	}
 	e := &executor{q: q, pool: startWorkers(), strict: strict}
+	n := e.pool.n // a cooperative dispatch's most groups
+	if raceflag.Enabled {
+		n = max(n, RaceWindow)
+	}
+	e.cells = make([]chan *group, n)
+	for c := range e.cells {
+		e.cells[c] = make(chan *group, 1)
+	}
 	if strict {
 		argext.Enable() // launches record the views they pass
 	}
@@ -415,6 +429,10 @@ func (e *executor) Close() error {
 	// The processor's own group keeps the SDK's state from one dispatch to
 	// the next; an abandoned job released its own when it returned.
 	e.job.Load().pg.release()
+	e.closed.Store(true)
+	for c := range e.cells {
+		e.dropCell(c)
+	}
 	j := e.job.Load()
 	if j.watch != nil {
 		j.watch.Stop()

@@ -26,7 +26,11 @@ import (
 // that ended looks ordered after it, so at most RaceWindow groups are
 // alive at once: two groups fewer than RaceWindow apart in the grid's
 // linear order are checked against each other in every run, and a grid
-// of up to RaceWindow groups has every pair checked.
+// of up to RaceWindow groups has every pair checked. Group i runs in cell
+// i%RaceWindow, whose group state, a lockstep kernel's coroutines with it,
+// serves the cell's next group (cellGroup): a dispatch starts a goroutine
+// per group, not per work-item, and that orders only groups RaceWindow
+// or more apart.
 const RaceWindow = 128
 
 // hiddenSize is the -race words outside the Go heap: the claim counter,
@@ -84,14 +88,18 @@ func (e *executor) raceDispatch(q spi.Queue, j *job, timeout time.Duration) erro
 		if next < j.total && (j.cancelled() || j.failed.Load() != nil) {
 			next = j.total
 		}
-		for c := 0; c < RaceWindow && next < j.total; c++ {
+		// Group i runs in cell i%RaceWindow, once the group before it
+		// there has returned: the cell's kept state (cellGroup) then
+		// orders only groups RaceWindow or more apart.
+		for next < j.total {
+			c := int(next % RaceWindow)
 			if held[c] != nil || atomic.LoadInt64(&cells[c]) != cellFree {
-				continue
+				break
 			}
 			atomic.StoreInt64(&cells[c], cellRunning)
 			live++
 			wg.Add(1)
-			go raceGroup(q, j, next, c, &cells[c], marks, &wg)
+			go e.raceGroup(q, j, next, c, &cells[c], marks, &wg)
 			next++
 			progressed = true
 		}
@@ -108,7 +116,7 @@ func (e *executor) raceDispatch(q spi.Queue, j *job, timeout time.Duration) erro
 }
 
 // raceGroup runs work-group i of j on the calling goroutine, a fresh one.
-func raceGroup(q spi.Queue, j *job, i int64, cell int, state *int64, marks chan<- marked, wg *sync.WaitGroup) {
+func (e *executor) raceGroup(q spi.Queue, j *job, i int64, cell int, state *int64, marks chan<- marked, wg *sync.WaitGroup) {
 	defer func() { // also under runtime.Goexit in the kernel
 		atomic.StoreInt64(state, cellDone)
 		wg.Done()
@@ -119,10 +127,12 @@ func raceGroup(q spi.Queue, j *job, i int64, cell int, state *int64, marks chan<
 	ex := host.MarkRunner()
 	ex.Serve(q)
 	marks <- marked{cell, ex}
-	g := &group{}
-	defer g.release()
+	g := e.cellGroup(cell)
+	ok := false
+	defer func() { e.keepGroup(cell, g, ok) }()
 	j.bind(g)
 	j.runChunk(g, i, i+1)
+	ok = true
 }
 
 // raceAll runs every group of j at once, each on its own goroutine. A
@@ -144,12 +154,14 @@ func (e *executor) raceAll(q spi.Queue, j *job, timeout time.Duration) error {
 			ex := host.MarkRunner()
 			ex.Serve(q)
 			runners[i] = ex
-			g := &group{}
-			defer g.release()
+			g := e.cellGroup(int(i))
+			ok := false
+			defer func() { e.keepGroup(int(i), g, ok) }()
 			j.bind(g)
 			if !j.cancelled() {
 				j.runChunk(g, i, i+1)
 			}
+			ok = true
 		}()
 	}
 	wg.Wait()
@@ -158,4 +170,49 @@ func (e *executor) raceAll(q spi.Queue, j *job, timeout time.Duration) error {
 	}
 	close(release)
 	return j.result(q, timeout)
+}
+
+// cellGroup is the group a group goroutine of cell c (a work-group's slot
+// under the race detector, or in a cooperative dispatch) runs on: the one
+// the cell's last group left, with the kernel SDK's state (a lockstep
+// kernel's coroutines), so that a dispatch starts no goroutine but its
+// groups' own. Taking it orders the group after the cell's last one, and
+// nothing else: groups of other cells, and of other queues, stay
+// unordered for the detector. A cell still held (by a group of an
+// abandoned dispatch) gives a new group.
+func (e *executor) cellGroup(c int) *group {
+	if c < len(e.cells) {
+		select {
+		case g := <-e.cells[c]:
+			return g
+		default:
+		}
+	}
+	return &group{}
+}
+
+// keepGroup gives g back to cell c for its next group; a group that did
+// not return normally (runtime.Goexit), one past the cells, and one that
+// comes back after Close end their SDK state instead.
+func (e *executor) keepGroup(c int, g *group, ok bool) {
+	if ok && c < len(e.cells) && !e.closed.Load() {
+		select {
+		case e.cells[c] <- g:
+			if e.closed.Load() {
+				e.dropCell(c) // Close may have drained the cell before g came
+			}
+			return
+		default:
+		}
+	}
+	g.release()
+}
+
+// dropCell ends the SDK state cell c keeps.
+func (e *executor) dropCell(c int) {
+	select {
+	case g := <-e.cells[c]:
+		g.release()
+	default:
+	}
 }
