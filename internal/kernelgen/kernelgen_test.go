@@ -228,12 +228,12 @@ func TestSemantics(t *testing.T) {
 		"hg_dmul_rn(hg_ld<Checked>(y, i, hg_f, ",
 		"return hg_add(hg_mul_rn<T>(a, b), c);", // T(a*b) in a generic function
 		// several results
-		"__device__ hg_tuple2<int32_t, int32_t> divmod(",
+		"HG_DEV hg_tuple2<int32_t, int32_t> divmod(",
 		"return hg_tuple2<T, T>{lo, hi};",
 		"return divmod<Checked>(a, b, hg_f);",
 		"int32_t q = hg_m",
 		// methods: the receiver first
-		"__device__ float vec2_dot(vec2 v, vec2 w, hg_fault* hg_f)",
+		"HG_DEV float vec2_dot(vec2 v, vec2 w, hg_fault* hg_f)",
 		"vec2_dot<Checked>(vec2_scaled<Checked>(v, 2.0f, hg_f), v, hg_f)",
 		// Printf: Go's verbs in C's spelling for the arguments' types
 		`hg_printf("i=%lld n=%u x=%08.3f ok=%5s h=%llx %%\n", (long long)(i), (unsigned)(n), (double)(`,
