@@ -1,11 +1,13 @@
 package goback
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -99,6 +101,11 @@ type fissionPlan struct {
 	subst map[*types.TypeParam]types.Type
 	fresh map[*types.Var]*types.Var
 	scope *ast.FuncDecl
+	// freshSeq numbers those copies in the order they are made: copies of
+	// one declaration (two instances, two call sites) share its position,
+	// and orderedLocals needs a total order for output that does not
+	// depend on map iteration.
+	freshSeq map[*types.Var]int
 }
 
 // notFission is why a kernel runs as coroutines.
@@ -995,11 +1002,9 @@ func (p *fissionPlan) orderedLocals() []*types.Var {
 	for v := range p.stretch {
 		vs = append(vs, v)
 	}
-	for i := 1; i < len(vs); i++ {
-		for j := i; j > 0 && vs[j].Pos() < vs[j-1].Pos(); j-- {
-			vs[j], vs[j-1] = vs[j-1], vs[j]
-		}
-	}
+	slices.SortFunc(vs, func(a, b *types.Var) int {
+		return cmp.Or(cmp.Compare(a.Pos(), b.Pos()), cmp.Compare(p.freshSeq[a], p.freshSeq[b]))
+	})
 	return vs
 }
 

@@ -113,6 +113,10 @@ func (p *fissionPlan) freshVar(v *types.Var) *types.Var {
 	}
 	c := types.NewVar(v.Pos(), v.Pkg(), v.Name(), p.substType(v.Type()))
 	p.fresh[v] = c
+	if p.freshSeq == nil {
+		p.freshSeq = map[*types.Var]int{}
+	}
+	p.freshSeq[c] = len(p.freshSeq) + 1
 	return c
 }
 

@@ -18,26 +18,26 @@ import (
 // The kernels' C++, for NVRTC and hipRTC where no code object fits.
 //
 //go:embed gen/lockstep.cu
-var LibrarySource string
+var goKernelsSource string
 
 //go:embed gen/lockstep.hipfb
-var LibraryObject0 []byte
+var goKernelsObject0 []byte
 
 //go:embed gen/lockstep_sm90.ptx
-var LibraryObject1 string
+var goKernelsObject1 string
 
 //go:embed gen/lockstep_sm80.ptx
-var LibraryObject2 string
+var goKernelsObject2 string
 
-// Library is the package's Go kernels in every form: the Go functions for
+// goKernels is the package's Go kernels in every form: the Go functions for
 // the cpu agent, the code objects clang built, and their C++.
-var Library = gokernel.New(gokernel.Spec{
+var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "lockstep",
 	Set:     kernel.NewSet("lockstep", shufflesKernel, nestedKernel, votesKernel, reductionsKernel, maskedKernel, returnedKernel, warpScanKernel, treeReduceKernel, blockReduceKernel, grid2DKernel, badWidthKernel, badMaskKernel, neverCompletesKernel, mixedMasksKernel, uniformReturnKernel, branchesKernel, genericKernel, uniformCountKernel, logScanKernel),
-	Source:  LibrarySource,
+	Source:  goKernelsSource,
 	Kernels: []string{"shuffles", "nested", "votes", "reductions", "masked", "returned", "warp_scan", "tree_reduce", "block_reduce", "grid2_d", "bad_width", "bad_mask", "never_completes", "mixed_masks", "uniform_return", "branches", "generic", "uniform_count", "log_scan"},
 	Files:   []string{"kernels.go", "kernels_gen.go"},
-	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
+	Objects: []any{goKernelsObject0, goKernelsObject1, goKernelsObject2},
 })
 
 // shufflesArgs is the kernarg layout of shuffles's C++ entry point.
@@ -82,7 +82,7 @@ func LaunchShuffles(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel shuffles argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 0)
+	ld, checked, err := goKernels.Prepare(s, 0)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func LaunchNested(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buff
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel nested argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 1)
+	ld, checked, err := goKernels.Prepare(s, 1)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func LaunchVotes(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffe
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel votes argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 2)
+	ld, checked, err := goKernels.Prepare(s, 2)
 	if err != nil {
 		return err
 	}
@@ -247,7 +247,7 @@ func LaunchReductions(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reductions argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 3)
+	ld, checked, err := goKernels.Prepare(s, 3)
 	if err != nil {
 		return err
 	}
@@ -302,7 +302,7 @@ func LaunchMasked(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buff
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel masked argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 4)
+	ld, checked, err := goKernels.Prepare(s, 4)
 	if err != nil {
 		return err
 	}
@@ -357,7 +357,7 @@ func LaunchReturned(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel returned argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 5)
+	ld, checked, err := goKernels.Prepare(s, 5)
 	if err != nil {
 		return err
 	}
@@ -412,7 +412,7 @@ func LaunchWarpScan(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel warp_scan argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 6)
+	ld, checked, err := goKernels.Prepare(s, 6)
 	if err != nil {
 		return err
 	}
@@ -467,7 +467,7 @@ func LaunchTreeReduce(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel tree_reduce argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 7)
+	ld, checked, err := goKernels.Prepare(s, 7)
 	if err != nil {
 		return err
 	}
@@ -522,7 +522,7 @@ func LaunchBlockReduce(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel block_reduce argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 8)
+	ld, checked, err := goKernels.Prepare(s, 8)
 	if err != nil {
 		return err
 	}
@@ -577,7 +577,7 @@ func LaunchGrid2D(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buff
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel grid2_d argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 9)
+	ld, checked, err := goKernels.Prepare(s, 9)
 	if err != nil {
 		return err
 	}
@@ -632,7 +632,7 @@ func LaunchBadWidth(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel bad_width argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 10)
+	ld, checked, err := goKernels.Prepare(s, 10)
 	if err != nil {
 		return err
 	}
@@ -687,7 +687,7 @@ func LaunchBadMask(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel bad_mask argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 11)
+	ld, checked, err := goKernels.Prepare(s, 11)
 	if err != nil {
 		return err
 	}
@@ -742,7 +742,7 @@ func LaunchNeverCompletes(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel never_completes argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 12)
+	ld, checked, err := goKernels.Prepare(s, 12)
 	if err != nil {
 		return err
 	}
@@ -797,7 +797,7 @@ func LaunchMixedMasks(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel mixed_masks argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 13)
+	ld, checked, err := goKernels.Prepare(s, 13)
 	if err != nil {
 		return err
 	}
@@ -852,7 +852,7 @@ func LaunchUniformReturn(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_return argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 14)
+	ld, checked, err := goKernels.Prepare(s, 14)
 	if err != nil {
 		return err
 	}
@@ -907,7 +907,7 @@ func LaunchBranches(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel branches argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 15)
+	ld, checked, err := goKernels.Prepare(s, 15)
 	if err != nil {
 		return err
 	}
@@ -962,7 +962,7 @@ func LaunchGeneric(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 16)
+	ld, checked, err := goKernels.Prepare(s, 16)
 	if err != nil {
 		return err
 	}
@@ -1017,7 +1017,7 @@ func LaunchUniformCount(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_count argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 17)
+	ld, checked, err := goKernels.Prepare(s, 17)
 	if err != nil {
 		return err
 	}
@@ -1072,7 +1072,7 @@ func LaunchLogScan(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel log_scan argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := Library.Prepare(s, 18)
+	ld, checked, err := goKernels.Prepare(s, 18)
 	if err != nil {
 		return err
 	}
@@ -2935,11 +2935,11 @@ func branchesGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fo
 
 // genericLocals holds the per-work-item variables of generic's fissioned group.
 type genericLocals struct {
-	hgV     []float32
-	hgV2    []int32
+	hgV     []int32
+	hgV2    []float32
 	hgV3    []int32
-	hgPart  []*[32]float32
-	hgPart2 []*[32]int32
+	hgPart  []*[32]int32
+	hgPart2 []*[32]float32
 	hgPart3 []*[32]int32
 	hgLane  []int
 	hgLane2 []int
@@ -2948,8 +2948,8 @@ type genericLocals struct {
 	hgW3    []int
 	hgW4    []int
 	hgS     []int32
-	hgS2    []int32
-	hgS3    []float32
+	hgS2    []float32
+	hgS3    []int32
 	hgI2    []int
 	hgS4    []int32
 	hgF2    []float32
@@ -3005,100 +3005,36 @@ func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 //line kernels.go:382
 		hgS4[hgI] = *new(int32)
 //line kernels.go:382
-		hgV3[hgI], hgPart3[hgI] = in[hgI2[hgI]], parti
+		hgV[hgI], hgPart[hgI] = in[hgI2[hgI]], parti
 //line kernels.go:350
-		hgBd3, hgWs3 = t.BlockDim().X, t.WarpSize()
+		hgBd, hgWs = t.BlockDim().X, t.WarpSize()
 	}
 //line kernels.go:351
-	if hgBd3 == 1 {
+	if hgBd == 1 {
 		for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:382
-			hgS4[hgI] = hgV3[hgI]
+			hgS4[hgI] = hgV[hgI]
 		}
 	} else {
 //line kernels.go:354
-		for off := hgWs3 / 2; off > 0; off >>= 1 {
+		for off := hgWs / 2; off > 0; off >>= 1 {
 			hgW0.Begin(hgB)
 			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:355
-				hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV3[hgI], off, kernel.CPUWarpSize)
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
 			}
 //line kernels.go:355
 			hgW0.Run(hgB, kernelimpl.OpShflDown)
 			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:355
-				hgV3[hgI] += hgW0.Out[hgI]
+				hgV[hgI] += hgW0.Out[hgI]
 			}
 		}
 //line kernels.go:357
-		if hgBd3 <= hgWs3 {
+		if hgBd <= hgWs {
 			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:382
-				hgS4[hgI] = hgV3[hgI]
-			}
-		} else {
-			for hgI := 0; hgI < hgN; hgI++ {
-				t := hgB.Thread(hgI)
-				_ = t
-//line kernels.go:360
-				hgLane2[hgI], hgW4[hgI] = t.Lane(), t.ThreadIdx().X/hgWs3
-//line kernels.go:361
-				if hgLane2[hgI] == 0 {
-					hgPart3[hgI][hgW4[hgI]] = hgV3[hgI]
-				}
-			}
-			for hgI := 0; hgI < hgN; hgI++ {
-//line kernels.go:365
-				hgS2[hgI] = *new(int32)
-//line kernels.go:366
-				for x := 0; x < hgBd3/hgWs3; x++ {
-					hgS2[hgI] += hgPart3[hgI][x]
-				}
-			}
-			for hgI := 0; hgI < hgN; hgI++ {
-//line kernels.go:382
-				hgS4[hgI] = hgS2[hgI]
-			}
-		}
-	}
-	for hgI := 0; hgI < hgN; hgI++ {
-		t := hgB.Thread(hgI)
-		_ = t
-//line kernels.go:383
-		out[hgI2[hgI]*Outs] = hgS4[hgI]
-//line kernels.go:384
-		hgF2[hgI] = *new(float32)
-//line kernels.go:384
-		hgV[hgI], hgPart[hgI] = fin[hgI2[hgI]], partf
-//line kernels.go:350
-		hgBd2, hgWs = t.BlockDim().X, t.WarpSize()
-	}
-//line kernels.go:351
-	if hgBd2 == 1 {
-		for hgI := 0; hgI < hgN; hgI++ {
-//line kernels.go:384
-			hgF2[hgI] = hgV[hgI]
-		}
-	} else {
-//line kernels.go:354
-		for off := hgWs / 2; off > 0; off >>= 1 {
-			hgW1.Begin(hgB)
-			for hgI := 0; hgI < hgN; hgI++ {
-//line kernels.go:355
-				hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV[hgI], off, kernel.CPUWarpSize)
-			}
-//line kernels.go:355
-			hgW1.Run(hgB, kernelimpl.OpShflDown)
-			for hgI := 0; hgI < hgN; hgI++ {
-//line kernels.go:355
-				hgV[hgI] += hgW1.Out[hgI]
-			}
-		}
-//line kernels.go:357
-		if hgBd2 <= hgWs {
-			for hgI := 0; hgI < hgN; hgI++ {
-//line kernels.go:384
-				hgF2[hgI] = hgV[hgI]
+				hgS4[hgI] = hgV[hgI]
 			}
 		} else {
 			for hgI := 0; hgI < hgN; hgI++ {
@@ -3113,15 +3049,79 @@ func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:365
-				hgS3[hgI] = *new(float32)
+				hgS[hgI] = *new(int32)
 //line kernels.go:366
-				for x := 0; x < hgBd2/hgWs; x++ {
-					hgS3[hgI] += hgPart[hgI][x]
+				for x := 0; x < hgBd/hgWs; x++ {
+					hgS[hgI] += hgPart[hgI][x]
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:382
+				hgS4[hgI] = hgS[hgI]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:383
+		out[hgI2[hgI]*Outs] = hgS4[hgI]
+//line kernels.go:384
+		hgF2[hgI] = *new(float32)
+//line kernels.go:384
+		hgV2[hgI], hgPart2[hgI] = fin[hgI2[hgI]], partf
+//line kernels.go:350
+		hgBd2, hgWs2 = t.BlockDim().X, t.WarpSize()
+	}
+//line kernels.go:351
+	if hgBd2 == 1 {
+		for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:384
+			hgF2[hgI] = hgV2[hgI]
+		}
+	} else {
+//line kernels.go:354
+		for off := hgWs2 / 2; off > 0; off >>= 1 {
+			hgW1.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:355
+				hgW1.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV2[hgI], off, kernel.CPUWarpSize)
+			}
+//line kernels.go:355
+			hgW1.Run(hgB, kernelimpl.OpShflDown)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:355
+				hgV2[hgI] += hgW1.Out[hgI]
+			}
+		}
+//line kernels.go:357
+		if hgBd2 <= hgWs2 {
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:384
+				hgF2[hgI] = hgV2[hgI]
+			}
+		} else {
+			for hgI := 0; hgI < hgN; hgI++ {
+				t := hgB.Thread(hgI)
+				_ = t
+//line kernels.go:360
+				hgLane2[hgI], hgW3[hgI] = t.Lane(), t.ThreadIdx().X/hgWs2
+//line kernels.go:361
+				if hgLane2[hgI] == 0 {
+					hgPart2[hgI][hgW3[hgI]] = hgV2[hgI]
+				}
+			}
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:365
+				hgS2[hgI] = *new(float32)
+//line kernels.go:366
+				for x := 0; x < hgBd2/hgWs2; x++ {
+					hgS2[hgI] += hgPart2[hgI][x]
 				}
 			}
 			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:384
-				hgF2[hgI] = hgS3[hgI]
+				hgF2[hgI] = hgS2[hgI]
 			}
 		}
 	}
@@ -3135,59 +3135,59 @@ func genericGroup(hgB *kernel.Block, in []int32, fin []float32, out []int32, fou
 			t := hgB.Thread(hgI)
 			_ = t
 //line kernels.go:387
-			hgV2[hgI], hgPart2[hgI] = in[hgI2[hgI]]+int32(r), parti
+			hgV3[hgI], hgPart3[hgI] = in[hgI2[hgI]]+int32(r), parti
 //line kernels.go:350
-			hgBd, hgWs2 = t.BlockDim().X, t.WarpSize()
+			hgBd3, hgWs3 = t.BlockDim().X, t.WarpSize()
 		}
 //line kernels.go:351
-		if hgBd == 1 {
+		if hgBd3 == 1 {
 			for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:387
-				hgS4[hgI] = hgV2[hgI]
+				hgS4[hgI] = hgV3[hgI]
 			}
 		} else {
 //line kernels.go:354
-			for off := hgWs2 / 2; off > 0; off >>= 1 {
+			for off := hgWs3 / 2; off > 0; off >>= 1 {
 				hgW2.Begin(hgB)
 				for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:355
-					hgW2.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV2[hgI], off, kernel.CPUWarpSize)
+					hgW2.Post(hgB, hgI, kernelimpl.OpShflDown, kernel.FullMask, hgV3[hgI], off, kernel.CPUWarpSize)
 				}
 //line kernels.go:355
 				hgW2.Run(hgB, kernelimpl.OpShflDown)
 				for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:355
-					hgV2[hgI] += hgW2.Out[hgI]
+					hgV3[hgI] += hgW2.Out[hgI]
 				}
 			}
 //line kernels.go:357
-			if hgBd <= hgWs2 {
+			if hgBd3 <= hgWs3 {
 				for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:387
-					hgS4[hgI] = hgV2[hgI]
+					hgS4[hgI] = hgV3[hgI]
 				}
 			} else {
 				for hgI := 0; hgI < hgN; hgI++ {
 					t := hgB.Thread(hgI)
 					_ = t
 //line kernels.go:360
-					hgLane3[hgI], hgW3[hgI] = t.Lane(), t.ThreadIdx().X/hgWs2
+					hgLane3[hgI], hgW4[hgI] = t.Lane(), t.ThreadIdx().X/hgWs3
 //line kernels.go:361
 					if hgLane3[hgI] == 0 {
-						hgPart2[hgI][hgW3[hgI]] = hgV2[hgI]
+						hgPart3[hgI][hgW4[hgI]] = hgV3[hgI]
 					}
 				}
 				for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:365
-					hgS[hgI] = *new(int32)
+					hgS3[hgI] = *new(int32)
 //line kernels.go:366
-					for x := 0; x < hgBd/hgWs2; x++ {
-						hgS[hgI] += hgPart2[hgI][x]
+					for x := 0; x < hgBd3/hgWs3; x++ {
+						hgS3[hgI] += hgPart3[hgI][x]
 					}
 				}
 				for hgI := 0; hgI < hgN; hgI++ {
 //line kernels.go:387
-					hgS4[hgI] = hgS[hgI]
+					hgS4[hgI] = hgS3[hgI]
 				}
 			}
 		}
