@@ -18,26 +18,26 @@ import (
 // The kernels' C++, for NVRTC and hipRTC where no code object fits.
 //
 //go:embed gen/lockstep.cu
-var goKernelsSource string
+var LibrarySource string
 
 //go:embed gen/lockstep.hipfb
-var goKernelsObject0 []byte
+var LibraryObject0 []byte
 
 //go:embed gen/lockstep_sm90.ptx
-var goKernelsObject1 string
+var LibraryObject1 string
 
 //go:embed gen/lockstep_sm80.ptx
-var goKernelsObject2 string
+var LibraryObject2 string
 
-// goKernels is the package's Go kernels in every form: the Go functions for
+// Library is the package's Go kernels in every form: the Go functions for
 // the cpu agent, the code objects clang built, and their C++.
-var goKernels = gokernel.New(gokernel.Spec{
+var Library = gokernel.New(gokernel.Spec{
 	Name:    "lockstep",
 	Set:     kernel.NewSet("lockstep", shufflesKernel, nestedKernel, votesKernel, reductionsKernel, maskedKernel, returnedKernel, warpScanKernel, treeReduceKernel, blockReduceKernel, grid2DKernel, badWidthKernel, badMaskKernel, neverCompletesKernel, mixedMasksKernel, uniformReturnKernel, branchesKernel, genericKernel, uniformCountKernel, logScanKernel),
-	Source:  goKernelsSource,
+	Source:  LibrarySource,
 	Kernels: []string{"shuffles", "nested", "votes", "reductions", "masked", "returned", "warp_scan", "tree_reduce", "block_reduce", "grid2_d", "bad_width", "bad_mask", "never_completes", "mixed_masks", "uniform_return", "branches", "generic", "uniform_count", "log_scan"},
 	Files:   []string{"kernels.go", "kernels_gen.go"},
-	Objects: []any{goKernelsObject0, goKernelsObject1, goKernelsObject2},
+	Objects: []any{LibraryObject0, LibraryObject1, LibraryObject2},
 })
 
 // shufflesArgs is the kernarg layout of shuffles's C++ entry point.
@@ -82,7 +82,7 @@ func LaunchShuffles(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel shuffles argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 0)
+	ld, checked, err := Library.Prepare(s, 0)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func LaunchNested(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buff
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel nested argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 1)
+	ld, checked, err := Library.Prepare(s, 1)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func LaunchVotes(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffe
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel votes argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 2)
+	ld, checked, err := Library.Prepare(s, 2)
 	if err != nil {
 		return err
 	}
@@ -247,7 +247,7 @@ func LaunchReductions(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reductions argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 3)
+	ld, checked, err := Library.Prepare(s, 3)
 	if err != nil {
 		return err
 	}
@@ -302,7 +302,7 @@ func LaunchMasked(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buff
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel masked argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 4)
+	ld, checked, err := Library.Prepare(s, 4)
 	if err != nil {
 		return err
 	}
@@ -357,7 +357,7 @@ func LaunchReturned(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel returned argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 5)
+	ld, checked, err := Library.Prepare(s, 5)
 	if err != nil {
 		return err
 	}
@@ -412,7 +412,7 @@ func LaunchWarpScan(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel warp_scan argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 6)
+	ld, checked, err := Library.Prepare(s, 6)
 	if err != nil {
 		return err
 	}
@@ -467,7 +467,7 @@ func LaunchTreeReduce(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel tree_reduce argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 7)
+	ld, checked, err := Library.Prepare(s, 7)
 	if err != nil {
 		return err
 	}
@@ -522,7 +522,7 @@ func LaunchBlockReduce(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel block_reduce argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 8)
+	ld, checked, err := Library.Prepare(s, 8)
 	if err != nil {
 		return err
 	}
@@ -577,7 +577,7 @@ func LaunchGrid2D(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buff
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel grid2_d argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 9)
+	ld, checked, err := Library.Prepare(s, 9)
 	if err != nil {
 		return err
 	}
@@ -632,7 +632,7 @@ func LaunchBadWidth(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel bad_width argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 10)
+	ld, checked, err := Library.Prepare(s, 10)
 	if err != nil {
 		return err
 	}
@@ -687,7 +687,7 @@ func LaunchBadMask(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel bad_mask argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 11)
+	ld, checked, err := Library.Prepare(s, 11)
 	if err != nil {
 		return err
 	}
@@ -742,7 +742,7 @@ func LaunchNeverCompletes(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel never_completes argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 12)
+	ld, checked, err := Library.Prepare(s, 12)
 	if err != nil {
 		return err
 	}
@@ -797,7 +797,7 @@ func LaunchMixedMasks(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel mixed_masks argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 13)
+	ld, checked, err := Library.Prepare(s, 13)
 	if err != nil {
 		return err
 	}
@@ -852,7 +852,7 @@ func LaunchUniformReturn(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_return argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 14)
+	ld, checked, err := Library.Prepare(s, 14)
 	if err != nil {
 		return err
 	}
@@ -907,7 +907,7 @@ func LaunchBranches(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel branches argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 15)
+	ld, checked, err := Library.Prepare(s, 15)
 	if err != nil {
 		return err
 	}
@@ -962,7 +962,7 @@ func LaunchGeneric(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel generic argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 16)
+	ld, checked, err := Library.Prepare(s, 16)
 	if err != nil {
 		return err
 	}
@@ -1017,7 +1017,7 @@ func LaunchUniformCount(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel uniform_count argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 17)
+	ld, checked, err := Library.Prepare(s, 17)
 	if err != nil {
 		return err
 	}
@@ -1072,7 +1072,7 @@ func LaunchLogScan(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if fout == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel log_scan argument 3 (fout): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 18)
+	ld, checked, err := Library.Prepare(s, 18)
 	if err != nil {
 		return err
 	}
