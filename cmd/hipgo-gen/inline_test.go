@@ -16,6 +16,9 @@ import (
 // callee is the function a PTX call names, on the line after call.uni.
 var callee = regexp.MustCompile(`call\.uni(?:\s+\(retval0\),)?\s*\n?\s*([A-Za-z_$][\w$]*)`)
 
+// ptxFile is a committed PTX file's name, plain or zstd-compressed.
+var ptxFile = regexp.MustCompile(`_sm\d+\.ptx(\.zst)?$`)
+
 // Every committed NVIDIA code object has its device functions inlined, as
 // nvcc's builds do: a call on NVPTX passes each slice through local
 // memory and its callee loads through generic addresses (gpu/prim's
@@ -34,7 +37,7 @@ func TestCommittedPTXHasNoCalls(t *testing.T) {
 			return filepath.SkipDir
 		}
 		name := d.Name()
-		if d.IsDir() || filepath.Base(filepath.Dir(path)) != "gen" || !regexp.MustCompile(`_sm\d+\.ptx(\.zst)?$`).MatchString(name) {
+		if d.IsDir() || filepath.Base(filepath.Dir(path)) != "gen" || !ptxFile.MatchString(name) {
 			return nil
 		}
 		b, err := os.ReadFile(path)
