@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"sync"
+	"unsafe"
 
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
@@ -294,3 +295,137 @@ func (a *Args) Reset() {
 		}
 	}
 }
+
+// Value adds a value passed by value: a struct or array where the kernel
+// takes a struct by value (`struct Pair { float x; double y; }`), or a
+// scalar of any type, named ones included (type Celsius float32 is passed
+// as a float32). A struct's Go layout must be its C layout (see the
+// package doc); its bytes are copied into a, so v may change afterwards.
+// The type is examined once and cached; ArgStruct avoids boxing v.
+func (a *Args) Value(v any) *Args {
+	if v == nil {
+		return a.add(argVal{lay: nilLayout})
+	}
+	if k, size := scalarKindOf(v); size != 0 {
+		return a.add(argVal{typ: reflect.TypeOf(v), bits: scalarBits(v), kind: k, size: uint16(size)})
+	}
+	return a.addValue(reflect.TypeOf(v), valueData(v))
+}
+
+// ArgStruct adds v, a struct or array passed by value (or a named
+// scalar), to a as Args.Value does, without boxing v: its bytes are
+// copied from the caller's variable. It returns a, so calls chain:
+// module.ArgStruct(args.Ptr(x), pair).Int32(n).
+func ArgStruct[T any](a *Args, v T) *Args {
+	return a.addValue(reflect.TypeFor[T](), unsafe.Pointer(&v))
+}
+
+// scalarKindOf classifies a Go scalar without reflection.
+func scalarKindOf(a any) (scalarKind, int) {
+	switch a.(type) {
+	case int8:
+		return kInt8, 1
+	case int16:
+		return kInt16, 2
+	case int32:
+		return kInt32, 4
+	case int64:
+		return kInt64, 8
+	case int:
+		return kInt64, 8
+	case uint8:
+		return kUint8, 1
+	case uint16:
+		return kUint16, 2
+	case uint32:
+		return kUint32, 4
+	case uint64:
+		return kUint64, 8
+	case uint:
+		return kUint64, 8
+	case uintptr:
+		return kUint64, 8
+	case float32:
+		return kFloat32, 4
+	case float64:
+		return kFloat64, 8
+	}
+	return anyScalar, 0
+}
+
+// scalarBits is a Go scalar's bits, zero-extended, without reflection.
+func scalarBits(a any) uint64 {
+	switch v := a.(type) {
+	case int8:
+		return uint64(uint8(v))
+	case int16:
+		return uint64(uint16(v))
+	case int32:
+		return uint64(uint32(v))
+	case int64:
+		return uint64(v)
+	case int:
+		return uint64(v)
+	case uint8:
+		return uint64(v)
+	case uint16:
+		return uint64(v)
+	case uint32:
+		return uint64(v)
+	case uint64:
+		return v
+	case uint:
+		return uint64(v)
+	case uintptr:
+		return uint64(v)
+	case float32:
+		return uint64(math.Float32bits(v))
+	case float64:
+		return math.Float64bits(v)
+	}
+	return 0
+}
+
+// addValue adds the value of type t at p: a named scalar by its bits, a
+// struct or array by a copy of its bytes, or a type that cannot be passed,
+// which the launch reports.
+func (a *Args) addValue(t reflect.Type, p unsafe.Pointer) *Args {
+	if a == nil {
+		return nil
+	}
+	l := layoutOf(t)
+	switch {
+	case l.err != nil:
+		return a.add(argVal{typ: t, lay: l})
+	case l.scalar != anyScalar:
+		return a.add(argVal{typ: t, kind: l.scalar, size: uint16(l.size), bits: readBits(p, l.size)})
+	case a.used+int(l.size) > len(a.blob):
+		if !a.growBig(int(l.size)) {
+			return a.add(argVal{typ: t, lay: tooManyVal})
+		}
+		v := argVal{typ: t, lay: l, size: uint16(l.size), off: uint16(a.big.used), inBig: true}
+		a.big.used += copy(a.big.b[a.big.used:], unsafe.Slice((*byte)(p), l.size))
+		return a.add(v)
+	}
+	v := argVal{typ: t, lay: l, size: uint16(l.size), off: uint16(a.used)}
+	a.used += copy(a.blob[a.used:], unsafe.Slice((*byte)(p), l.size))
+	return a.add(v)
+}
+
+// readBits is the scalar of size bytes at p, zero-extended.
+func readBits(p unsafe.Pointer, size uintptr) uint64 {
+	switch size {
+	case 1:
+		return uint64(*(*uint8)(p))
+	case 2:
+		return uint64(*(*uint16)(p))
+	case 4:
+		return uint64(*(*uint32)(p))
+	}
+	return *(*uint64)(p)
+}
+
+// valueData is the address of the value an interface holds. Only types
+// without pointers reach here, and those an interface holds by pointer to
+// a copy of the value.
+func valueData(v any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1] }
