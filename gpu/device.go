@@ -123,7 +123,7 @@ func visibleGPUs[T any](gpus []T, uuid func(T) string, applied func(T, string) b
 		}
 		out, err := visible.SelectExcept(gpus, v, uuid, func(g T) bool { return applied(g, env) })
 		if err != nil {
-			return nil, rocr.Errorf(hsa.StatusErrorInvalidArgument, "init", "%s: %w", env, err)
+			return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "init", "%s: %w", env, err)
 		}
 		return out, nil
 	}
@@ -320,7 +320,7 @@ func (d *Device) root() *Device { return devstate.Device(devstate.Root(&d.state)
 // faulting kernel left unusable works again, on the cpu agent and where
 // the vendor driver allows it. The CUDA driver does not: it keeps a
 // kernel fault for the rest of the process, so on NVIDIA GPUs Reset after
-// a fault returns an error wrapping rocr.ErrDeviceLost that says to
+// a fault returns an error wrapping hsa.ErrDeviceLost that says to
 // restart the process (the device stays lost). The Device itself stays
 // valid: new streams, buffers and modules work. Other devices are not
 // touched. Reset from a kernel or host function of the device is

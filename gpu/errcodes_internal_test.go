@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -140,8 +139,8 @@ func TestErrorsIsEveryCode(t *testing.T) {
 // A rocr error that Wrap gives a code matches both: the code and rocr's
 // sentinel. ErrNotOwner, rocr's, is not a code; its code is ErrInvalidValue.
 func TestErrorsIsRocr(t *testing.T) {
-	err := fmt.Errorf("outer: %w", wrap("access", hsa.Newf(rocr.ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "owned by another")))
-	for _, target := range []error{ErrInvalidValue, ErrNotOwner, rocr.ErrNotOwner, hsa.StatusErrorInvalidAgent} {
+	err := fmt.Errorf("outer: %w", wrap("access", hsa.Newf(hsa.ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "owned by another")))
+	for _, target := range []error{ErrInvalidValue, ErrNotOwner, hsa.ErrNotOwner, hsa.StatusErrorInvalidAgent} {
 		if !errors.Is(err, target) {
 			t.Errorf("%v does not match %v", err, target)
 		}

@@ -99,7 +99,7 @@ func (c ErrorCode) Error() string {
 
 // ErrNotOwner is rocr's sentinel, not a HIP code: coarse-grained memory
 // used by an agent that does not own it. Its code is ErrInvalidValue.
-var ErrNotOwner = rocr.ErrNotOwner
+var ErrNotOwner = hsa.ErrNotOwner
 
 // Error is a failed hipgo call: the HIP code, the operation, what was
 // wrong, and the underlying cause (often a rocr error carrying the HSA
@@ -184,20 +184,20 @@ var rocrCodes = []struct {
 	err  error
 	code ErrorCode
 }{
-	{rocr.ErrNotOwner, ErrInvalidValue},
+	{hsa.ErrNotOwner, ErrInvalidValue},
 	{hsa.ErrOwnIPCHandle, ErrInvalidContext}, // hipIpcOpenMemHandle of this process's own handle
 	{rocr.ErrSelfWait, ErrNotPermitted},      // CUDA's answer to API calls from a host function
-	{rocr.ErrNotSupported, ErrNotSupported},
-	{rocr.ErrTimeout, ErrLaunchTimeOut},
-	{rocr.ErrNotInitialized, ErrNotInitialized},
-	{rocr.ErrOutOfResources, ErrOutOfMemory},
-	{rocr.ErrNoAgent, ErrNoDevice},
+	{hsa.ErrNotSupported, ErrNotSupported},
+	{hsa.ErrTimeout, ErrLaunchTimeOut},
+	{hsa.ErrNotInitialized, ErrNotInitialized},
+	{hsa.ErrOutOfResources, ErrOutOfMemory},
+	{hsa.ErrNoAgent, ErrNoDevice},
 	{hsa.StatusErrorMemoryApertureViolation, ErrIllegalAddress}, // a kernel's access outside its memory
 	{hsa.StatusErrorMemoryFault, ErrIllegalAddress},
-	{rocr.ErrKernelFailed, ErrLaunchFailure},
-	{rocr.ErrInvalidSignal, ErrInvalidHandle},
-	{rocr.ErrInvalidQueue, ErrInvalidHandle},
-	{rocr.ErrInvalidCodeObject, ErrInvalidImage},
-	{rocr.ErrInvalidArgument, ErrInvalidValue},
-	{rocr.ErrInvalidAllocation, ErrInvalidValue},
+	{hsa.ErrKernelFailed, ErrLaunchFailure},
+	{hsa.ErrInvalidSignal, ErrInvalidHandle},
+	{hsa.ErrInvalidQueue, ErrInvalidHandle},
+	{hsa.ErrInvalidCodeObject, ErrInvalidImage},
+	{hsa.ErrInvalidArgument, ErrInvalidValue},
+	{hsa.ErrInvalidAllocation, ErrInvalidValue},
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/errs"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -102,16 +101,16 @@ func TestWrapKeepsStatus(t *testing.T) {
 		status   hsa.Status
 		sentinel error
 	}{
-		{rocr.Errorf(hsa.StatusErrorOutOfResources, "allocate", "too big"), gpu.ErrOutOfMemory, hsa.StatusErrorOutOfResources, rocr.ErrOutOfResources},
-		{rocr.Errorf(hsa.StatusErrorInvalidArgument, "queue", "bad"), gpu.ErrInvalidValue, hsa.StatusErrorInvalidArgument, rocr.ErrInvalidArgument},
-		{rocr.Errorf(hsa.StatusErrorInvalidSignal, "signal", "gone"), gpu.ErrInvalidHandle, hsa.StatusErrorInvalidSignal, rocr.ErrInvalidSignal},
-		{rocr.Errorf(hsa.StatusErrorException, "dispatch", "kernel k panicked"), gpu.ErrLaunchFailure, hsa.StatusErrorException, rocr.ErrKernelFailed},
-		{rocr.Errorf(hsa.StatusErrorMemoryApertureViolation, "dispatch", "kernel k out of bounds"), gpu.ErrIllegalAddress, hsa.StatusErrorMemoryApertureViolation, rocr.ErrKernelFailed},
-		{rocr.Errorf(hsa.StatusErrorNotInitialized, "agents", "no"), gpu.ErrNotInitialized, hsa.StatusErrorNotInitialized, rocr.ErrNotInitialized},
-		{rocr.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "bad elf"), gpu.ErrInvalidImage, hsa.StatusErrorInvalidCodeObject, rocr.ErrInvalidCodeObject},
-		{hsa.Newf(rocr.ErrNoAgent, hsa.StatusErrorInvalidAgent, "init", "no agent"), gpu.ErrNoDevice, hsa.StatusErrorInvalidAgent, rocr.ErrNoAgent},
-		{hsa.Newf(rocr.ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "owned by another"), gpu.ErrInvalidValue, hsa.StatusErrorInvalidAgent, gpu.ErrNotOwner},
-		{hsa.Newf(rocr.ErrNotSupported, hsa.StatusErrorInvalidISA, "load", "ptx"), gpu.ErrNotSupported, hsa.StatusErrorInvalidISA, rocr.ErrNotSupported},
+		{hsa.Errorf(hsa.StatusErrorOutOfResources, "allocate", "too big"), gpu.ErrOutOfMemory, hsa.StatusErrorOutOfResources, hsa.ErrOutOfResources},
+		{hsa.Errorf(hsa.StatusErrorInvalidArgument, "queue", "bad"), gpu.ErrInvalidValue, hsa.StatusErrorInvalidArgument, hsa.ErrInvalidArgument},
+		{hsa.Errorf(hsa.StatusErrorInvalidSignal, "signal", "gone"), gpu.ErrInvalidHandle, hsa.StatusErrorInvalidSignal, hsa.ErrInvalidSignal},
+		{hsa.Errorf(hsa.StatusErrorException, "dispatch", "kernel k panicked"), gpu.ErrLaunchFailure, hsa.StatusErrorException, hsa.ErrKernelFailed},
+		{hsa.Errorf(hsa.StatusErrorMemoryApertureViolation, "dispatch", "kernel k out of bounds"), gpu.ErrIllegalAddress, hsa.StatusErrorMemoryApertureViolation, hsa.ErrKernelFailed},
+		{hsa.Errorf(hsa.StatusErrorNotInitialized, "agents", "no"), gpu.ErrNotInitialized, hsa.StatusErrorNotInitialized, hsa.ErrNotInitialized},
+		{hsa.Errorf(hsa.StatusErrorInvalidCodeObject, "load", "bad elf"), gpu.ErrInvalidImage, hsa.StatusErrorInvalidCodeObject, hsa.ErrInvalidCodeObject},
+		{hsa.Newf(hsa.ErrNoAgent, hsa.StatusErrorInvalidAgent, "init", "no agent"), gpu.ErrNoDevice, hsa.StatusErrorInvalidAgent, hsa.ErrNoAgent},
+		{hsa.Newf(hsa.ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "owned by another"), gpu.ErrInvalidValue, hsa.StatusErrorInvalidAgent, gpu.ErrNotOwner},
+		{hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorInvalidISA, "load", "ptx"), gpu.ErrNotSupported, hsa.StatusErrorInvalidISA, hsa.ErrNotSupported},
 		{errors.New("plain"), gpu.ErrUnknown, hsa.StatusError, nil},
 	}
 	for _, c := range cases {

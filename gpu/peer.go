@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // HIP's peer access error codes.
@@ -39,7 +40,7 @@ func peerErr(op string, err error) error {
 		return &Error{Code: ErrPeerAccessAlreadyEnabled, Op: op, Err: err}
 	case errors.Is(err, rocr.ErrPeerNotEnabled):
 		return &Error{Code: ErrPeerAccessNotEnabled, Op: op, Err: err}
-	case errors.Is(err, rocr.ErrNotSupported):
+	case errors.Is(err, hsa.ErrNotSupported):
 		return &Error{Code: ErrPeerAccessUnsupported, Op: op, Err: err}
 	}
 	return wrap(op, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // cpuEnv is the cpu agent with the kernel set loaded and one queue.
@@ -23,7 +24,7 @@ type cpuEnv struct {
 	t   testing.TB
 	ag  *rocr.Agent
 	q   *rocr.Queue
-	exe rocr.Executable
+	exe spi.Executable
 }
 
 func newCPUEnv(t testing.TB) *cpuEnv {

@@ -34,7 +34,7 @@ func kernelGrace() (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, Errorf(hsa.StatusErrorInvalidArgument, "queue create", "HIPGO_KERNEL_GRACE=%q: want a positive duration such as 3s", v)
+		return 0, hsa.Errorf(hsa.StatusErrorInvalidArgument, "queue create", "HIPGO_KERNEL_GRACE=%q: want a positive duration such as 3s", v)
 	}
 	return d, nil
 }
@@ -119,7 +119,7 @@ func (q *Queue) awaitProcessor() error {
 		} else if n, ok := q.exec.(spi.KernelNamer); ok {
 			what = "kernel " + n.KernelName((*aql.KernelDispatch)(slot).KernelObject)
 		}
-		aerr := hsa.Newf(ErrAbandoned, hsa.StatusErrorInvalidQueue, "queue destroy", "queue %d: %s still ran %v after the queue was destroyed and was abandoned: its goroutine runs on until it returns, and the memory it can touch stays allocated until then", q.id, what, q.grace)
+		aerr := hsa.Newf(hsa.ErrAbandoned, hsa.StatusErrorInvalidQueue, "queue destroy", "queue %d: %s still ran %v after the queue was destroyed and was abandoned: its goroutine runs on until it returns, and the memory it can touch stays allocated until then", q.id, what, q.grace)
 		if q.Abandon(id, aerr) {
 			err = aerr
 		}
@@ -127,10 +127,6 @@ func (q *Queue) awaitProcessor() error {
 	<-q.done
 	return err
 }
-
-// ErrAbandoned marks the report of a kernel or host callback that was
-// given up on while it still ran (Queue.Abandon).
-var ErrAbandoned = hsa.ErrAbandoned
 
 // RunningKernel is the packet id of the kernel dispatch or host callback
 // the processor is running, which Abandon may give up on; false when it

@@ -44,22 +44,22 @@ func (a *Agent) String() string {
 }
 
 // Pool returns the first pool in segment seg whose flags include flags.
-func (a *Agent) Pool(seg hsa.Segment, flags GlobalFlag) (*Pool, error) {
+func (a *Agent) Pool(seg hsa.Segment, flags hsa.GlobalFlag) (*Pool, error) {
 	for _, p := range a.pools {
 		if p.info.Segment == seg && p.info.Flags&flags == flags {
 			return p, nil
 		}
 	}
-	return nil, hsa.Newf(ErrNotSupported, hsa.StatusErrorInvalidMemoryPool, "pool", "%s has no %s pool with flags %s", a, seg, flags)
+	return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorInvalidMemoryPool, "pool", "%s has no %s pool with flags %s", a, seg, flags)
 }
 
 // Load loads code onto the agent.
-func (a *Agent) Load(code *Code) (Executable, error) {
+func (a *Agent) Load(code *hsa.Code) (spi.Executable, error) {
 	if err := a.check("load"); err != nil {
 		return nil, err
 	}
 	if code == nil {
-		return nil, Errorf(hsa.StatusErrorInvalidArgument, "load", "nil code")
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "load", "nil code")
 	}
 	exe, err := a.drv.Load(code)
 	if err != nil {
@@ -70,13 +70,13 @@ func (a *Agent) Load(code *Code) (Executable, error) {
 
 func (a *Agent) check(op string) error {
 	if a == nil {
-		return Errorf(hsa.StatusErrorInvalidAgent, op, "nil agent")
+		return hsa.Errorf(hsa.StatusErrorInvalidAgent, op, "nil agent")
 	}
 	if err := checkInit(op); err != nil {
 		return err
 	}
 	if a.rt != currentRuntime() {
-		return Errorf(hsa.StatusErrorInvalidAgent, op, "%s belongs to a runtime that was shut down", a)
+		return hsa.Errorf(hsa.StatusErrorInvalidAgent, op, "%s belongs to a runtime that was shut down", a)
 	}
 	if err := a.Lost(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)

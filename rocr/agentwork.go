@@ -18,7 +18,7 @@ const maxAgentBytes = math.MaxInt64
 func takeHost[F any](take func(id uint64) (F, bool), what string, id uint64) (F, error) {
 	f, ok := take(id)
 	if !ok {
-		return f, Errorf(hsa.StatusErrorInvalidArgument, what, "no %s %d", what, id)
+		return f, hsa.Errorf(hsa.StatusErrorInvalidArgument, what, "no %s %d", what, id)
 	}
 	return f, nil
 }
@@ -46,14 +46,14 @@ func decodeWork(w *spi.AgentWork, a *Agent, p *aql.AgentDispatch) error {
 		f := aql.DecodeFill(p.Arg)
 		es, count := f.ElemSize, f.Count
 		if es != 1 && es != 2 && es != 4 && es != 8 {
-			return Errorf(hsa.StatusErrorInvalidArgument, "fill", "element size %d: want 1, 2, 4 or 8", es)
+			return hsa.Errorf(hsa.StatusErrorInvalidArgument, "fill", "element size %d: want 1, 2, 4 or 8", es)
 		}
 		w.Pattern, w.ElemSize = f.Pattern, int(es)
 		if count == 0 {
 			return nil
 		}
 		if count > maxAgentBytes/es {
-			return Errorf(hsa.StatusErrorInvalidArgument, "fill", "%d elements of %d bytes overflow", count, es)
+			return hsa.Errorf(hsa.StatusErrorInvalidArgument, "fill", "%d elements of %d bytes overflow", count, es)
 		}
 		if w.Dst, err = copyEnd(a, "fill", f.Dst, count*es, false, "destination"); err != nil {
 			return err
@@ -72,7 +72,7 @@ func decodeWork(w *spi.AgentWork, a *Agent, p *aql.AgentDispatch) error {
 		w.Native, err = takeHost(hostref.TakeNative, "native call", aql.DecodeNative(p.Arg).ID)
 		return err
 	}
-	return Errorf(hsa.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", p.Type)
+	return hsa.Errorf(hsa.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", p.Type)
 }
 
 // copyEnd checks one end of n bytes: a pinned Go slice at least n long, or
@@ -81,15 +81,15 @@ func copyEnd(a *Agent, op string, v, n uint64, host bool, what string) (spi.Copy
 	if host {
 		b, err := pinnedBytes(v, n)
 		if err != nil {
-			return spi.CopyEnd{}, Errorf(hsa.StatusOf(err), op, "%s: %w", what, err)
+			return spi.CopyEnd{}, hsa.Errorf(hsa.StatusOf(err), op, "%s: %w", what, err)
 		}
 		return spi.CopyEnd{Host: b}, nil
 	}
 	if v == 0 {
-		return spi.CopyEnd{}, Errorf(hsa.StatusErrorInvalidArgument, op, "%s: null address", what)
+		return spi.CopyEnd{}, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "%s: null address", what)
 	}
 	if _, err := checkRange(a, uintptr(v), uintptr(n)); err != nil {
-		return spi.CopyEnd{}, Errorf(hsa.StatusOf(err), op, "%s: %w", what, err)
+		return spi.CopyEnd{}, hsa.Errorf(hsa.StatusOf(err), op, "%s: %w", what, err)
 	}
 	return spi.CopyEnd{Addr: uintptr(v)}, nil
 }
@@ -100,10 +100,10 @@ func copyEnd(a *Agent, op string, v, n uint64, host bool, what string) (spi.Copy
 func pinnedBytes(id, n uint64) ([]byte, error) {
 	b, ok := hostref.HostBuffer(id)
 	if !ok {
-		return nil, Errorf(hsa.StatusErrorInvalidArgument, "copy", "host buffer %d is not pinned", id)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "copy", "host buffer %d is not pinned", id)
 	}
 	if uint64(len(b)) < n {
-		return nil, Errorf(hsa.StatusErrorInvalidArgument, "copy", "host buffer of %d bytes is shorter than %d", len(b), n)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "copy", "host buffer of %d bytes is shorter than %d", len(b), n)
 	}
 	return b[:n], nil
 }
@@ -119,9 +119,9 @@ func checkBufferArgs(a *Agent, kernel string, kernarg uintptr, args []spi.Buffer
 		}
 		if st, err := checkPointer(a, addr); err != nil {
 			if args[i].Name != "" {
-				return Errorf(st, "dispatch", "kernel %s argument %s: %w", kernel, args[i].Name, err)
+				return hsa.Errorf(st, "dispatch", "kernel %s argument %s: %w", kernel, args[i].Name, err)
 			}
-			return Errorf(st, "dispatch", "kernel %s argument at offset %d: %w", kernel, args[i].Offset, err)
+			return hsa.Errorf(st, "dispatch", "kernel %s argument at offset %d: %w", kernel, args[i].Offset, err)
 		}
 	}
 	return nil
@@ -158,7 +158,7 @@ func checkRectRanges(r *spi.Rect, a *Agent) error {
 func takeRect(id uint64) (*spi.Rect, error) {
 	r, ok := hostref.TakeRect[spi.Rect](id)
 	if !ok {
-		return nil, Errorf(hsa.StatusErrorInvalidArgument, "copy 2d", "no 2-d or 3-d copy %d", id)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "copy 2d", "no 2-d or 3-d copy %d", id)
 	}
 	if err := r.Check(); err != nil {
 		return nil, err

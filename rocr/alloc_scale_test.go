@@ -130,12 +130,12 @@ func TestAllocCostFlat(t *testing.T) {
 		require.Same(t, al, rocr.FindAllocation(al.Base), "allocation %d at its base", i)
 		require.Same(t, al, rocr.FindAllocation(al.Base+al.Size-1), "allocation %d at its last byte", i)
 		_, err := rocr.CheckRange(a, al.Base, al.Size+1)
-		require.ErrorIs(t, err, rocr.ErrInvalidArgument, "a range past allocation %d", i)
+		require.ErrorIs(t, err, hsa.ErrInvalidArgument, "a range past allocation %d", i)
 	}
 	require.NoError(t, als[500].Free())
 	assert.Nil(t, rocr.FindAllocation(als[500].Base+8), "a freed allocation is found")
 	_, err = rocr.CheckRange(a, als[500].Base, 8)
-	assert.ErrorIs(t, err, rocr.ErrInvalidAllocation)
+	assert.ErrorIs(t, err, hsa.ErrInvalidAllocation)
 }
 
 // Allocate, Free and lookups race: every goroutine finds its own live

@@ -11,14 +11,14 @@ import (
 // RecordChain records a chain of kernel dispatches as one replayable unit
 // (a CUDA graph on cuda); an agent whose driver cannot (cpu, rocm, whose
 // queues replay packets as fast) returns an error wrapping
-// ErrNotSupported. It makes *Agent an spi.ChainRecorder.
+// hsa.ErrNotSupported. It makes *Agent an spi.ChainRecorder.
 func (a *Agent) RecordChain(ks []spi.ChainKernel) (spi.Chain, error) {
 	if a == nil {
-		return nil, Errorf(hsa.StatusErrorInvalidAgent, "record chain", "nil agent")
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidAgent, "record chain", "nil agent")
 	}
 	r, ok := a.drv.(spi.ChainRecorder)
 	if !ok {
-		return nil, Errorf(hsa.StatusErrorNotSupported, "record chain", "%v records no chains", a)
+		return nil, hsa.Errorf(hsa.StatusErrorNotSupported, "record chain", "%v records no chains", a)
 	}
 	return r.RecordChain(ks)
 }
@@ -26,14 +26,14 @@ func (a *Agent) RecordChain(ks []spi.ChainKernel) (spi.Chain, error) {
 // RunWithContext runs f on an OS thread of its own with the agent's
 // vendor context current (spi.ContextRunner: a CUDA context), for a
 // vendor library's calls that take no stream. An agent without one
-// returns an error wrapping ErrNotSupported and does not call f.
+// returns an error wrapping hsa.ErrNotSupported and does not call f.
 func (a *Agent) RunWithContext(f func() error) error {
 	if a == nil {
-		return Errorf(hsa.StatusErrorInvalidAgent, "run with context", "nil agent")
+		return hsa.Errorf(hsa.StatusErrorInvalidAgent, "run with context", "nil agent")
 	}
 	cr, ok := a.drv.(spi.ContextRunner)
 	if !ok {
-		return Errorf(hsa.StatusErrorNotSupported, "run with context", "%v has no vendor context", a)
+		return hsa.Errorf(hsa.StatusErrorNotSupported, "run with context", "%v has no vendor context", a)
 	}
 	return cr.RunWithContext(f)
 }
@@ -46,7 +46,7 @@ func (a *Agent) RunWithContext(f func() error) error {
 // hold.
 func (a *Agent) MemInfo() (free, total uint64, err error) {
 	if a == nil {
-		return 0, 0, Errorf(hsa.StatusErrorInvalidAgent, "mem get info", "nil agent")
+		return 0, 0, hsa.Errorf(hsa.StatusErrorInvalidAgent, "mem get info", "nil agent")
 	}
 	total = a.info.TotalMemory
 	if m, ok := a.drv.(spi.MemoryInfo); ok {

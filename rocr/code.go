@@ -1,9 +1,12 @@
 package rocr
 
-import "github.com/hipgo/hipgo/rocr/hsa"
+import (
+	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
+)
 
 // FindKernel looks a kernel up by name in an executable.
-func FindKernel(e Executable, name string) (*KernelSymbol, error) {
+func FindKernel(e spi.Executable, name string) (*hsa.KernelSymbol, error) {
 	ks := e.Kernels()
 	for i := range ks {
 		if ks[i].Name == name {
@@ -14,5 +17,5 @@ func FindKernel(e Executable, name string) (*KernelSymbol, error) {
 	for _, k := range ks {
 		names = append(names, k.Name)
 	}
-	return nil, Errorf(hsa.StatusErrorInvalidSymbolName, "kernel", "no kernel %q (have %v)", name, names)
+	return nil, hsa.Errorf(hsa.StatusErrorInvalidSymbolName, "kernel", "no kernel %q (have %v)", name, names)
 }

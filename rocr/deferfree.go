@@ -65,7 +65,7 @@ func foreignMarks(a *Agent, al *Allocation, qs []*Queue) []queueMark {
 // mark has passed.
 func (al *Allocation) freeAfter(marks []queueMark) error {
 	if !al.freed.CompareAndSwap(false, true) {
-		return Errorf(hsa.StatusErrorInvalidAllocation, "free", "%s was already freed", al)
+		return hsa.Errorf(hsa.StatusErrorInvalidAllocation, "free", "%s was already freed", al)
 	}
 	allocs.remove(al)
 	rt := al.pool.agent.rt

@@ -9,7 +9,7 @@
 // signals complete with an error, so no waiter hangs), frees every pool
 // allocation and closes the drivers. Agents, pools, queues and allocations
 // belong to the runtime that made them and are refused after it is shut
-// down; any call before Init returns an error wrapping ErrNotInitialized
+// down; any call before Init returns an error wrapping hsa.ErrNotInitialized
 // (HSA_STATUS_ERROR_NOT_INITIALIZED, 0x100B).
 //
 // Queues follow the HSA protocol: Reserve a packet id (an atomic add on the
@@ -32,10 +32,10 @@
 // internal packages; the project's tests reach inside through
 // internal/rocrhook.
 //
-// Errors are *Error values (hsa.Error) carrying an HSA Status; errors.Is
-// matches them against the Status and against the sentinels
-// (ErrInvalidArgument, ErrOutOfResources, ErrNotOwner, ErrNoAgent,
-// ErrNotSupported, ...).
+// Errors are *hsa.Error values carrying an HSA Status; errors.Is matches
+// them against the Status and against package hsa's sentinels
+// (hsa.ErrInvalidArgument, hsa.ErrOutOfResources, hsa.ErrNotOwner,
+// hsa.ErrNoAgent, hsa.ErrNotSupported, ...), which rocr does not repeat.
 //
 // Concurrency: everything is safe for use from several goroutines. Signal
 // operations are lock-free; Signal.Wait spins briefly, then sleeps until a

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hipgo/hipgo/internal/errtext"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -18,10 +17,10 @@ import (
 func TestErrorfTypedNilCause(t *testing.T) {
 	var pe *fs.PathError
 	var err error
-	require.NotPanics(t, func() { err = rocr.Errorf(hsa.StatusErrorException, "dispatch", "kernel k panicked: %w", pe) })
+	require.NotPanics(t, func() { err = hsa.Errorf(hsa.StatusErrorException, "dispatch", "kernel k panicked: %w", pe) })
 	require.Error(t, err)
 	assert.NotPanics(t, func() { _ = err.Error(); _ = errors.Is(err, fs.ErrNotExist) })
-	assert.ErrorIs(t, err, rocr.ErrKernelFailed)
+	assert.ErrorIs(t, err, hsa.ErrKernelFailed)
 	assert.True(t, errtext.IsNilValue(pe))
 	assert.False(t, errtext.IsNilValue(nil))
 	assert.False(t, errtext.IsNilValue(fs.ErrNotExist))

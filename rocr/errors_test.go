@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -49,30 +48,30 @@ func TestStatusValuesAndStrings(t *testing.T) {
 }
 
 func TestErrorsIs(t *testing.T) {
-	sentinels := []error{rocr.ErrInvalidArgument, rocr.ErrOutOfResources, rocr.ErrNotOwner, rocr.ErrNoAgent,
-		rocr.ErrNotSupported, rocr.ErrNotInitialized, rocr.ErrInvalidSignal, rocr.ErrInvalidQueue, rocr.ErrInvalidPacket,
-		rocr.ErrInvalidAllocation, rocr.ErrInvalidCodeObject, rocr.ErrKernelFailed, rocr.ErrTimeout}
+	sentinels := []error{hsa.ErrInvalidArgument, hsa.ErrOutOfResources, hsa.ErrNotOwner, hsa.ErrNoAgent,
+		hsa.ErrNotSupported, hsa.ErrNotInitialized, hsa.ErrInvalidSignal, hsa.ErrInvalidQueue, hsa.ErrInvalidPacket,
+		hsa.ErrInvalidAllocation, hsa.ErrInvalidCodeObject, hsa.ErrKernelFailed, hsa.ErrTimeout}
 	for _, tc := range []struct {
 		st   hsa.Status
 		want error
 	}{
-		{hsa.StatusErrorInvalidArgument, rocr.ErrInvalidArgument},
-		{hsa.StatusErrorInvalidIndex, rocr.ErrInvalidArgument},
-		{hsa.StatusErrorOutOfResources, rocr.ErrOutOfResources},
-		{hsa.StatusErrorInvalidAgent, rocr.ErrNoAgent},
-		{hsa.StatusErrorNotSupported, rocr.ErrNotSupported},
-		{hsa.StatusErrorNotInitialized, rocr.ErrNotInitialized},
-		{hsa.StatusErrorInvalidSignal, rocr.ErrInvalidSignal},
-		{hsa.StatusErrorInvalidQueue, rocr.ErrInvalidQueue},
-		{hsa.StatusErrorInvalidQueueCreation, rocr.ErrInvalidQueue},
-		{hsa.StatusErrorInvalidPacketFormat, rocr.ErrInvalidPacket},
-		{hsa.StatusErrorInvalidAllocation, rocr.ErrInvalidAllocation},
-		{hsa.StatusErrorInvalidCodeObject, rocr.ErrInvalidCodeObject},
-		{hsa.StatusErrorException, rocr.ErrKernelFailed},
-		{hsa.StatusErrorMemoryApertureViolation, rocr.ErrKernelFailed},
+		{hsa.StatusErrorInvalidArgument, hsa.ErrInvalidArgument},
+		{hsa.StatusErrorInvalidIndex, hsa.ErrInvalidArgument},
+		{hsa.StatusErrorOutOfResources, hsa.ErrOutOfResources},
+		{hsa.StatusErrorInvalidAgent, hsa.ErrNoAgent},
+		{hsa.StatusErrorNotSupported, hsa.ErrNotSupported},
+		{hsa.StatusErrorNotInitialized, hsa.ErrNotInitialized},
+		{hsa.StatusErrorInvalidSignal, hsa.ErrInvalidSignal},
+		{hsa.StatusErrorInvalidQueue, hsa.ErrInvalidQueue},
+		{hsa.StatusErrorInvalidQueueCreation, hsa.ErrInvalidQueue},
+		{hsa.StatusErrorInvalidPacketFormat, hsa.ErrInvalidPacket},
+		{hsa.StatusErrorInvalidAllocation, hsa.ErrInvalidAllocation},
+		{hsa.StatusErrorInvalidCodeObject, hsa.ErrInvalidCodeObject},
+		{hsa.StatusErrorException, hsa.ErrKernelFailed},
+		{hsa.StatusErrorMemoryApertureViolation, hsa.ErrKernelFailed},
 		{hsa.StatusError, nil},
 	} {
-		err := rocr.Errorf(tc.st, "op", "thing %d", 7)
+		err := hsa.Errorf(tc.st, "op", "thing %d", 7)
 		wrapped := fmt.Errorf("outer: %w", err)
 		for _, e := range []error{err, wrapped, tc.st} {
 			if !errors.Is(e, tc.st) {
@@ -96,8 +95,8 @@ func TestErrorsIs(t *testing.T) {
 	}
 	// An explicit sentinel, a status and a cause all match.
 	cause := io.ErrUnexpectedEOF
-	err := hsa.Newf(rocr.ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "buffer %s: %w", "b", cause)
-	if !errors.Is(err, rocr.ErrNotOwner) || !errors.Is(err, hsa.StatusErrorInvalidAgent) || !errors.Is(err, cause) {
+	err := hsa.Newf(hsa.ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "buffer %s: %w", "b", cause)
+	if !errors.Is(err, hsa.ErrNotOwner) || !errors.Is(err, hsa.StatusErrorInvalidAgent) || !errors.Is(err, cause) {
 		t.Errorf("Newf: %v", err)
 	}
 	if got, want := err.Error(), "access: buffer b: unexpected EOF (HSA_STATUS_ERROR_INVALID_AGENT)"; got != want {
@@ -119,9 +118,9 @@ func TestStatusOf(t *testing.T) {
 	if hsa.StatusOf(io.EOF) != hsa.StatusError {
 		t.Error("StatusOf(io.EOF)")
 	}
-	inner := rocr.Errorf(hsa.StatusErrorOutOfResources, "a", "b")
-	outer := rocr.Errorf(hsa.StatusErrorInvalidArgument, "c", "d: %w", inner)
-	if hsa.StatusOf(outer) != hsa.StatusErrorInvalidArgument || !errors.Is(outer, rocr.ErrOutOfResources) {
+	inner := hsa.Errorf(hsa.StatusErrorOutOfResources, "a", "b")
+	outer := hsa.Errorf(hsa.StatusErrorInvalidArgument, "c", "d: %w", inner)
+	if hsa.StatusOf(outer) != hsa.StatusErrorInvalidArgument || !errors.Is(outer, hsa.ErrOutOfResources) {
 		t.Errorf("nested: %s %v", hsa.StatusOf(outer).Name(), outer)
 	}
 	if hsa.StatusOf(fmt.Errorf("x: %w", hsa.StatusErrorInvalidSignal)) != hsa.StatusErrorInvalidSignal {

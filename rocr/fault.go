@@ -36,23 +36,23 @@ func (q *Queue) injectedSlow(h rocrhook.FaultHook, id uint64, t aql.PacketType) 
 	if err == nil {
 		return nil
 	}
-	return Errorf(hsa.StatusOf(err), "queue", "packet %d of queue %d: injected %s fault: %w", id, q.id, op, err)
+	return hsa.Errorf(hsa.StatusOf(err), "queue", "packet %d of queue %d: injected %s fault: %w", id, q.id, op, err)
 }
 
 // SetKernelTimeout bounds how long each later kernel dispatch of q may run
-// (0: no bound). A dispatch past it fails with an error wrapping ErrTimeout
+// (0: no bound). A dispatch past it fails with an error wrapping hsa.ErrTimeout
 // and the queue fails as for any failed packet. Agents whose kernels cannot
-// be stopped return an error wrapping ErrNotSupported.
+// be stopped return an error wrapping hsa.ErrNotSupported.
 func (q *Queue) SetKernelTimeout(d time.Duration) error {
 	if q == nil {
-		return Errorf(hsa.StatusErrorInvalidQueue, "kernel timeout", "nil queue")
+		return hsa.Errorf(hsa.StatusErrorInvalidQueue, "kernel timeout", "nil queue")
 	}
 	if d < 0 {
-		return Errorf(hsa.StatusErrorInvalidArgument, "kernel timeout", "negative timeout %v", d)
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, "kernel timeout", "negative timeout %v", d)
 	}
 	c, ok := q.exec.(spi.KernelCanceler)
 	if !ok {
-		return hsa.Newf(ErrNotSupported, hsa.StatusErrorInvalidArgument, "kernel timeout", "queue %d of %s cannot cancel its kernels", q.id, q.agent)
+		return hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorInvalidArgument, "kernel timeout", "queue %d of %s cannot cancel its kernels", q.id, q.agent)
 	}
 	c.SetKernelTimeout(d)
 	return nil

@@ -17,7 +17,7 @@ import (
 // loaded is what Agent.Load returns: the driver's executable and the
 // globals looked up in it, which Destroy releases.
 type loaded struct {
-	Executable
+	spi.Executable
 	agent *Agent
 	mu    sync.Mutex
 	vars  map[string]*Allocation
@@ -45,24 +45,24 @@ func (l *loaded) Destroy() error {
 // address, owned by the agent. It stays valid until the code is
 // destroyed; it cannot be freed or transferred. A name the code does not
 // define is hsa.StatusErrorInvalidSymbolName; a driver that cannot look
-// variables up gives ErrNotSupported.
-func Global(exe Executable, name string) (*Allocation, error) {
+// variables up gives hsa.ErrNotSupported.
+func Global(exe spi.Executable, name string) (*Allocation, error) {
 	const op = "global"
 	l, ok := exe.(*loaded)
 	if !ok || l == nil {
-		return nil, Errorf(hsa.StatusErrorInvalidExecutable, op, "code not loaded by Agent.Load")
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidExecutable, op, "code not loaded by Agent.Load")
 	}
 	if name == "" {
-		return nil, Errorf(hsa.StatusErrorInvalidArgument, op, "empty variable name")
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "empty variable name")
 	}
 	f, ok := l.Executable.(spi.GlobalFinder)
 	if !ok {
-		return nil, hsa.Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot look up variables of loaded code", l.agent)
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot look up variables of loaded code", l.agent)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.dead {
-		return nil, Errorf(hsa.StatusErrorInvalidExecutable, op, "%q: the code was destroyed", name)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidExecutable, op, "%q: the code was destroyed", name)
 	}
 	if al := l.vars[name]; al != nil {
 		return al, nil
@@ -72,10 +72,10 @@ func Global(exe Executable, name string) (*Allocation, error) {
 		return nil, err
 	}
 	if addr == 0 || size == 0 {
-		return nil, Errorf(hsa.StatusErrorInvalidSymbolName, op, "%q has no storage (address %#x, %d bytes)", name, addr, size)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidSymbolName, op, "%q has no storage (address %#x, %d bytes)", name, addr, size)
 	}
 	if addr+uintptr(size) < addr {
-		return nil, Errorf(hsa.StatusErrorInvalidArgument, op, "%q: %d bytes at %#x overflow", name, size, addr)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "%q: %d bytes at %#x overflow", name, size, addr)
 	}
 	al, err := listGlobal(l.agent, name, addr, uintptr(size))
 	if err != nil {
@@ -96,7 +96,7 @@ func (codeMemory) Info() hsa.PoolInfo {
 	return hsa.PoolInfo{Segment: hsa.SegmentGlobal, Flags: hsa.FlagCoarseGrained}
 }
 func (codeMemory) Allocate(uint64) (uintptr, error) {
-	return 0, Errorf(hsa.StatusErrorInvalidAllocation, "allocate", "a global's memory belongs to its code")
+	return 0, hsa.Errorf(hsa.StatusErrorInvalidAllocation, "allocate", "a global's memory belongs to its code")
 }
 func (codeMemory) Free(uintptr, uint64) error { return nil }
 
@@ -124,10 +124,10 @@ func listGlobal(agent *Agent, name string, addr, size uintptr) (*Allocation, err
 			globals.refs[al]++
 			return al, nil
 		}
-		return nil, Errorf(hsa.StatusErrorInvalidArgument, "global", "%q at %#x lies in %s", name, addr, al)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "global", "%q at %#x lies in %s", name, addr, al)
 	}
 	if al := FindAllocation(addr + size - 1); al != nil {
-		return nil, Errorf(hsa.StatusErrorInvalidArgument, "global", "%q (%d bytes at %#x) overlaps %s", name, size, addr, al)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "global", "%q (%d bytes at %#x) overlaps %s", name, size, addr, al)
 	}
 	p := &Pool{drv: codeMemory{}, info: codeMemory{}.Info(), agent: agent}
 	al := &Allocation{Base: addr, Size: size, pool: p, cap: uint64(size), global: true}

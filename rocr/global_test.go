@@ -34,7 +34,7 @@ func TestGlobalAllocation(t *testing.T) {
 	assert.Same(t, al, got)
 	_, err = rocr.CheckRange(ags[0], al.Base+4, 32)
 	assert.Error(t, err, "a packet may not run past the variable")
-	assert.ErrorIs(t, al.CheckAccess(ags[1]), rocr.ErrNotOwner, "device memory of its agent, as a buffer is")
+	assert.ErrorIs(t, al.CheckAccess(ags[1]), hsa.ErrNotOwner, "device memory of its agent, as a buffer is")
 
 	assert.Error(t, al.Free())
 	assert.Error(t, al.Transfer(ags[1]))

@@ -23,7 +23,7 @@ func (q *Queue) exited(id uint64) {
 			what = "kernel " + n.KernelName((*aql.KernelDispatch)(slot).KernelObject)
 		}
 	}
-	err := Errorf(hsa.StatusErrorException, "queue", "packet %d of queue %d: %s called runtime.Goexit", id, q.id, what)
+	err := hsa.Errorf(hsa.StatusErrorException, "queue", "packet %d of queue %d: %s called runtime.Goexit", id, q.id, what)
 	q.complete(id, slot, h, clock.Now(), err)
 	atomic.StoreUint32((*uint32)(slot), uint32(aql.TypeInvalid))
 	atomic.StoreUint64(q.readIdx, id+1)

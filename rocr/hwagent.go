@@ -123,7 +123,7 @@ func completionSignal(h uint64) (*Signal, error) {
 	}
 	s, err := SignalFromHandle(h)
 	if err != nil {
-		return nil, Errorf(hsa.StatusErrorInvalidSignal, "submit", "completion signal: %w", err)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidSignal, "submit", "completion signal: %w", err)
 	}
 	return s, nil
 }
@@ -180,7 +180,7 @@ func (hw *hwAgentWork) begin(op *hwOp) error {
 		// One rectangular engine copy where the engine takes it; what it
 		// refuses goes row by row on the host path below.
 		if rc, ok := hw.copier.(spi.RectCopier); ok {
-			if err := rc.CopyRectAsync(w.Rect, []spi.Signal{op.pre}, op.inner); !errors.Is(err, ErrNotSupported) {
+			if err := rc.CopyRectAsync(w.Rect, []spi.Signal{op.pre}, op.inner); !errors.Is(err, hsa.ErrNotSupported) {
 				return err
 			}
 		}
@@ -210,7 +210,7 @@ func (hw *hwAgentWork) runHost(op *hwOp) {
 func (hw *hwAgentWork) waitPre(pre *Signal) error {
 	for pre.Wait(hsa.CondEQ, 0, barrierPoll, hsa.WaitBlocked) != 0 {
 		if hw.q.closing.Load() {
-			return Errorf(hsa.StatusErrorInvalidQueue, "agent dispatch", "queue %d destroyed before the work ran", hw.q.id)
+			return hsa.Errorf(hsa.StatusErrorInvalidQueue, "agent dispatch", "queue %d destroyed before the work ran", hw.q.id)
 		}
 	}
 	return nil
@@ -228,12 +228,12 @@ func (hw *hwAgentWork) carry(w *spi.AgentWork) error {
 	case aql.AgentRect:
 		return hw.rect(w.Rect)
 	}
-	return Errorf(hsa.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", w.Kind)
+	return hsa.Errorf(hsa.StatusErrorInvalidPacketFormat, "agent dispatch", "unknown function code %#x", w.Kind)
 }
 
 func (hw *hwAgentWork) engine(op string) error {
 	if hw.copier == nil {
-		return Errorf(hsa.StatusErrorInvalidAgent, op, "%s has no copy engine: %w", hw.q.agent, ErrNotSupported)
+		return hsa.Errorf(hsa.StatusErrorInvalidAgent, op, "%s has no copy engine: %w", hw.q.agent, hsa.ErrNotSupported)
 	}
 	return nil
 }
@@ -299,7 +299,7 @@ func (hw *hwAgentWork) rect(r *spi.Rect) error {
 	}
 	if rc, ok := hw.copier.(spi.RectCopier); ok && !r.Fill && r.DstHost == nil && r.SrcHost == nil {
 		err := hw.wait(func(done *Signal) error { return rc.CopyRectAsync(r, nil, done) })
-		if !errors.Is(err, ErrNotSupported) {
+		if !errors.Is(err, hsa.ErrNotSupported) {
 			return err
 		}
 	}

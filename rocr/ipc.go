@@ -62,7 +62,7 @@ type IPCHandle [IPCHandleSize]byte
 func ParseIPCHandle(b []byte) (IPCHandle, error) {
 	var h IPCHandle
 	if len(b) != IPCHandleSize {
-		return h, Errorf(hsa.StatusErrorInvalidArgument, "ipc handle", "%d bytes: an IPC handle is %d", len(b), IPCHandleSize)
+		return h, hsa.Errorf(hsa.StatusErrorInvalidArgument, "ipc handle", "%d bytes: an IPC handle is %d", len(b), IPCHandleSize)
 	}
 	copy(h[:], b)
 	if _, err := h.decode(); err != nil {
@@ -83,7 +83,7 @@ type ipcFields struct {
 func newIPCHandle(f ipcFields) (IPCHandle, error) {
 	var h IPCHandle
 	if len(f.payload) > ipcPayloadSize || len(f.tag) > 8 {
-		return h, Errorf(hsa.StatusErrorInvalidArgument, "ipc handle", "driver %q payload of %d bytes: at most %d", f.tag, len(f.payload), ipcPayloadSize)
+		return h, hsa.Errorf(hsa.StatusErrorInvalidArgument, "ipc handle", "driver %q payload of %d bytes: at most %d", f.tag, len(f.payload), ipcPayloadSize)
 	}
 	copy(h[0:8], ipcMagic)
 	binary.LittleEndian.PutUint16(h[8:], ipcVersion)
@@ -102,44 +102,44 @@ func (h *IPCHandle) decode() (ipcFields, error) {
 	const op = "ipc handle"
 	var f ipcFields
 	if string(h[0:8]) != ipcMagic {
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "not an IPC handle (bad magic)")
+		return f, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "not an IPC handle (bad magic)")
 	}
 	if v := binary.LittleEndian.Uint16(h[8:]); v != ipcVersion {
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "version %d: this runtime reads version %d", v, ipcVersion)
+		return f, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "version %d: this runtime reads version %d", v, ipcVersion)
 	}
 	f.kind = ipcKind(h[10])
 	if f.kind != ipcKindMemory && f.kind != ipcKindSignal {
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "unknown kind %d", h[10])
+		return f, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "unknown kind %d", h[10])
 	}
 	n := int(h[11])
 	if n == 0 || n > ipcPayloadSize {
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "payload of %d bytes: want 1 to %d", n, ipcPayloadSize)
+		return f, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "payload of %d bytes: want 1 to %d", n, ipcPayloadSize)
 	}
 	if bytes.IndexFunc(h[ipcHeader+n:], func(r rune) bool { return r != 0 }) >= 0 {
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "bytes after the payload are not zero")
+		return f, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "bytes after the payload are not zero")
 	}
 	pid := binary.LittleEndian.Uint32(h[12:])
 	if pid == 0 || pid >= 1<<22 { // Linux's PID_MAX_LIMIT
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "process id %d is not one", pid)
+		return f, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "process id %d is not one", pid)
 	}
 	f.pid = int(pid)
 	tag := h[16:24]
 	if i := bytes.IndexByte(tag, 0); i >= 0 {
 		if bytes.IndexFunc(tag[i:], func(r rune) bool { return r != 0 }) >= 0 {
-			return f, Errorf(hsa.StatusErrorInvalidArgument, op, "driver tag is not NUL-padded")
+			return f, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "driver tag is not NUL-padded")
 		}
 		tag = tag[:i]
 	}
 	if len(tag) == 0 {
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "no driver tag")
+		return f, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "no driver tag")
 	}
 	f.tag = string(tag)
 	f.size = binary.LittleEndian.Uint64(h[24:])
 	switch {
 	case f.kind == ipcKindMemory && (f.size == 0 || f.size > ipcMaxSize):
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "memory of %d bytes: want 1 to %d", f.size, uint64(ipcMaxSize))
+		return f, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "memory of %d bytes: want 1 to %d", f.size, uint64(ipcMaxSize))
 	case f.kind == ipcKindSignal && f.size != 8:
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "signal of %d bytes: a signal is 8", f.size)
+		return f, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "signal of %d bytes: a signal is 8", f.size)
 	}
 	f.payload = h[ipcHeader : ipcHeader+n]
 	return f, nil
@@ -159,21 +159,21 @@ func (h IPCHandle) Size() uint64 {
 func (h *IPCHandle) check(op string, a *Agent, want ipcKind) (ipcFields, error) {
 	f, err := h.decode()
 	if err != nil {
-		return f, Errorf(hsa.StatusOf(err), op, "%w", err)
+		return f, hsa.Errorf(hsa.StatusOf(err), op, "%w", err)
 	}
 	if f.kind != want {
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "a %s handle, not a %s handle", f.kind, want)
+		return f, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "a %s handle, not a %s handle", f.kind, want)
 	}
 	tag := ""
 	if m, ok := a.drv.(spi.IPCMemory); ok {
 		tag = m.IPCTag()
 	}
 	if f.tag != tag {
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "handle of driver %q opened on %s (driver %q)", f.tag, a, tag)
+		return f, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "handle of driver %q opened on %s (driver %q)", f.tag, a, tag)
 	}
 	if f.pid == os.Getpid() {
 		// As CUDA and HIP: a process uses its own memory directly.
-		return f, Errorf(hsa.StatusErrorInvalidArgument, op, "handle was made by this process: use the buffer itself: %w", hsa.ErrOwnIPCHandle)
+		return f, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "handle was made by this process: use the buffer itself: %w", hsa.ErrOwnIPCHandle)
 	}
 	return f, nil
 }
@@ -184,7 +184,7 @@ func (a *Agent) ipcMemory(op string) (spi.IPCMemory, error) {
 	}
 	m, ok := a.drv.(spi.IPCMemory)
 	if !ok {
-		return nil, hsa.Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot share memory between processes", a)
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot share memory between processes", a)
 	}
 	return m, nil
 }
@@ -245,16 +245,16 @@ const (
 func (al *Allocation) ExportIPC() (IPCHandle, error) {
 	const op = "ipc get mem handle"
 	if al == nil {
-		return IPCHandle{}, Errorf(hsa.StatusErrorInvalidAllocation, op, "nil allocation")
+		return IPCHandle{}, hsa.Errorf(hsa.StatusErrorInvalidAllocation, op, "nil allocation")
 	}
 	if al.freed.Load() {
-		return IPCHandle{}, Errorf(hsa.StatusErrorInvalidAllocation, op, "%s was freed", al)
+		return IPCHandle{}, hsa.Errorf(hsa.StatusErrorInvalidAllocation, op, "%s was freed", al)
 	}
 	switch al.pool.ipc {
 	case ipcOpened:
-		return IPCHandle{}, Errorf(hsa.StatusErrorInvalidArgument, op, "%s was opened from another process's handle: only its exporter makes handles", al)
+		return IPCHandle{}, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "%s was opened from another process's handle: only its exporter makes handles", al)
 	case ipcNone:
-		return IPCHandle{}, Errorf(hsa.StatusErrorInvalidArgument, op, "%s is not shareable: allocate it from the agent's IPC pool", al)
+		return IPCHandle{}, hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "%s is not shareable: allocate it from the agent's IPC pool", al)
 	}
 	a := al.pool.agent
 	m, err := a.ipcMemory(op)
@@ -277,7 +277,7 @@ type openedPool struct {
 func (p *openedPool) Info() hsa.PoolInfo { return p.info }
 
 func (p *openedPool) Allocate(uint64) (uintptr, error) {
-	return 0, Errorf(hsa.StatusErrorInvalidAllocation, "allocate", "memory opened from IPC handles is not allocated")
+	return 0, hsa.Errorf(hsa.StatusErrorInvalidAllocation, "allocate", "memory opened from IPC handles is not allocated")
 }
 
 func (p *openedPool) Free(ptr uintptr, size uint64) error { return p.m.CloseMemory(ptr, size) }
@@ -371,7 +371,7 @@ func NewIPCSignal(a *Agent) (*Signal, IPCHandle, error) {
 	ss, ok := a.drv.(spi.IPCSignals)
 	m, ok2 := a.drv.(spi.IPCMemory)
 	if !ok || !ok2 {
-		return nil, IPCHandle{}, hsa.Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot share signals between processes", a)
+		return nil, IPCHandle{}, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot share signals between processes", a)
 	}
 	b, payload, err := ss.NewIPCSignal()
 	if err != nil {
@@ -394,7 +394,7 @@ func OpenIPCSignal(a *Agent, h IPCHandle) (*Signal, error) {
 	}
 	ss, ok := a.drv.(spi.IPCSignals)
 	if !ok {
-		return nil, hsa.Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot share signals between processes", a)
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot share signals between processes", a)
 	}
 	f, err := h.check(op, a, ipcKindSignal)
 	if err != nil {

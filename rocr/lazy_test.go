@@ -124,9 +124,9 @@ func TestCompleteArmedRacesStore(t *testing.T) {
 	// Not re-armed: it completes, records the failure and forgets the
 	// completer.
 	s.Defer(ref, 1)
-	assert.True(t, s.CompleteArmed(s.Armed(), rocr.ErrInvalidArgument))
+	assert.True(t, s.CompleteArmed(s.Armed(), hsa.ErrInvalidArgument))
 	assert.Equal(t, int64(0), s.Load(hsa.Acquire))
-	assert.ErrorIs(t, s.Err(), rocr.ErrInvalidArgument)
+	assert.ErrorIs(t, s.Err(), hsa.ErrInvalidArgument)
 	c, _ := s.Deferred()
 	assert.Nil(t, c)
 	// Re-armed: refused, the value untouched.

@@ -57,7 +57,7 @@ func newSignal(t testing.TB, v int64) *rocr.Signal {
 	return s
 }
 
-func allocate(t testing.TB, a *rocr.Agent, flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
+func allocate(t testing.TB, a *rocr.Agent, flags hsa.GlobalFlag, n uint64) *rocr.Allocation {
 	t.Helper()
 	p, err := a.Pool(hsa.SegmentGlobal, flags)
 	if err != nil {

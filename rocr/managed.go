@@ -22,7 +22,7 @@ func (a *Agent) ManagedPool() (*Pool, error) {
 	}
 	mm, ok := a.drv.(spi.ManagedMemory)
 	if !ok {
-		return nil, hsa.Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s has no managed memory", a)
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s has no managed memory", a)
 	}
 	managedPools.mu.Lock()
 	defer managedPools.mu.Unlock()
@@ -73,7 +73,7 @@ func (a *Agent) Prefetch(addr, size uint64, to *Agent, stream uintptr) error {
 func (a *Agent) Advise(addr, size uint64, advice hsa.Advice, agent *Agent) error {
 	const op = "advise"
 	if advice < hsa.AdviseSetReadMostly || advice > hsa.AdviseUnsetAccessedBy {
-		return Errorf(hsa.StatusErrorInvalidArgument, op, "unknown %s", advice)
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "unknown %s", advice)
 	}
 	if err := a.checkManaged(op, addr, size); err != nil {
 		return err
@@ -92,10 +92,10 @@ func (a *Agent) checkManaged(op string, addr, size uint64) error {
 	}
 	al := FindAllocation(uintptr(addr))
 	if al == nil || al.Freed() || !al.pool.info.Managed {
-		return Errorf(hsa.StatusErrorInvalidArgument, op, "%#x is not managed memory", addr)
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "%#x is not managed memory", addr)
 	}
 	if size == 0 || addr+size < addr || uintptr(addr+size) > al.Base+al.Size {
-		return Errorf(hsa.StatusErrorInvalidArgument, op, "[%#x, %#x) is not within %s", addr, addr+size, al)
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, op, "[%#x, %#x) is not within %s", addr, addr+size, al)
 	}
 	return nil
 }

@@ -91,10 +91,10 @@ func (a *Agent) EnablePeer(other *Agent) error {
 		return err
 	}
 	if a == other {
-		return Errorf(hsa.StatusErrorInvalidAgent, op, "%s cannot be its own peer", a)
+		return hsa.Errorf(hsa.StatusErrorInvalidAgent, op, "%s cannot be its own peer", a)
 	}
 	if !a.canAccessPeer(other) {
-		return hsa.Newf(ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot access the memory of %s", a, other)
+		return hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorNotSupported, op, "%s cannot access the memory of %s", a, other)
 	}
 	peers.mu.Lock()
 	defer peers.mu.Unlock()

@@ -55,12 +55,12 @@ func heapLimit(info hsa.PoolInfo) (uint64, error) {
 	pct, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
 	// Written so that NaN fails it too.
 	if err != nil || !(pct > 0 && pct <= 100) {
-		return 0, Errorf(hsa.StatusErrorInvalidArgument, "init", "GPU_MAX_HEAP_SIZE=%q: want a percentage in (0, 100]", v)
+		return 0, hsa.Errorf(hsa.StatusErrorInvalidArgument, "init", "GPU_MAX_HEAP_SIZE=%q: want a percentage in (0, 100]", v)
 	}
 	limit := uint64(float64(info.Size) * pct / 100)
 	// A limit of 0 would read as none; below one granule nothing fits.
 	if limit < max(info.Granule, 1) {
-		return 0, Errorf(hsa.StatusErrorInvalidArgument, "init", "GPU_MAX_HEAP_SIZE=%q: %v%% of %d bytes is less than one allocation granule of %d bytes", v, pct, info.Size, info.Granule)
+		return 0, hsa.Errorf(hsa.StatusErrorInvalidArgument, "init", "GPU_MAX_HEAP_SIZE=%q: %v%% of %d bytes is less than one allocation granule of %d bytes", v, pct, info.Size, info.Granule)
 	}
 	return limit, nil
 }
@@ -133,23 +133,23 @@ func (p *Pool) Allocate(size uint64) (*Allocation, error) {
 // the caller.
 func (p *Pool) allocate(size uint64) (*Allocation, error) {
 	if size == 0 {
-		return nil, Errorf(hsa.StatusErrorInvalidArgument, "allocate", "size 0 from %s", p)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "allocate", "size 0 from %s", p)
 	}
 	if !p.info.AllocAllowed {
-		return nil, Errorf(hsa.StatusErrorInvalidAllocation, "allocate", "%s does not allow runtime allocation", p)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidAllocation, "allocate", "%s does not allow runtime allocation", p)
 	}
 	g := p.info.Granule
 	if g == 0 {
 		g = 1
 	}
 	if size > p.Limit() {
-		return nil, Errorf(hsa.StatusErrorOutOfResources, "allocate", "%d bytes from %s: over the pool's limit of %d bytes", size, p, p.Limit())
+		return nil, hsa.Errorf(hsa.StatusErrorOutOfResources, "allocate", "%d bytes from %s: over the pool's limit of %d bytes", size, p, p.Limit())
 	}
 	rounded := (size + g - 1) / g * g
 	p.agent.rt.releaseDeferred(false)
 	if used := p.used.Add(rounded); used > p.Limit() {
 		p.used.Add(-rounded)
-		return nil, Errorf(hsa.StatusErrorOutOfResources, "allocate", "%d bytes from %s: %d of %d bytes in use", size, p, used-rounded, p.Limit())
+		return nil, hsa.Errorf(hsa.StatusErrorOutOfResources, "allocate", "%d bytes from %s: %d of %d bytes in use", size, p, used-rounded, p.Limit())
 	}
 	ptr, err := p.drv.Allocate(rounded)
 	if err != nil {
@@ -165,19 +165,19 @@ func (p *Pool) allocate(size uint64) (*Allocation, error) {
 // Free returns the allocation to its pool. A second Free is an error.
 func (a *Allocation) Free() error {
 	if a == nil {
-		return Errorf(hsa.StatusErrorInvalidAllocation, "free", "nil allocation")
+		return hsa.Errorf(hsa.StatusErrorInvalidAllocation, "free", "nil allocation")
 	}
 	if a.global {
-		return Errorf(hsa.StatusErrorInvalidAllocation, "free", "%s belongs to its code: it lasts until the code is destroyed", a)
+		return hsa.Errorf(hsa.StatusErrorInvalidAllocation, "free", "%s belongs to its code: it lasts until the code is destroyed", a)
 	}
 	if a.freed.Load() {
-		return Errorf(hsa.StatusErrorInvalidAllocation, "free", "%s was already freed", a)
+		return hsa.Errorf(hsa.StatusErrorInvalidAllocation, "free", "%s was already freed", a)
 	}
 	if a.pool != nil && a.pool.ipc == ipcOpened && !a.closeOpening() {
 		return nil // opened again meanwhile: the mapping stays for the others
 	}
 	if !a.freed.CompareAndSwap(false, true) {
-		return Errorf(hsa.StatusErrorInvalidAllocation, "free", "%s was already freed", a)
+		return hsa.Errorf(hsa.StatusErrorInvalidAllocation, "free", "%s was already freed", a)
 	}
 	return a.release()
 }
@@ -222,16 +222,16 @@ func (a *Allocation) Unhold() { a.pool.agent.creating.Done() }
 // (hsa_amd_agents_allow_access).
 func (a *Allocation) AllowAccess(agents ...*Agent) error {
 	if a.freed.Load() {
-		return Errorf(hsa.StatusErrorInvalidAllocation, "allow access", "%s was freed", a)
+		return hsa.Errorf(hsa.StatusErrorInvalidAllocation, "allow access", "%s was freed", a)
 	}
 	if a.pool.info.Flags&hsa.FlagCoarseGrained != 0 && !a.pool.info.Host {
-		return Errorf(hsa.StatusErrorInvalidArgument, "allow access", "%s is coarse-grained device memory: transfer it instead", a)
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, "allow access", "%s is coarse-grained device memory: transfer it instead", a)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, ag := range agents {
 		if ag == nil {
-			return Errorf(hsa.StatusErrorInvalidAgent, "allow access", "nil agent")
+			return hsa.Errorf(hsa.StatusErrorInvalidAgent, "allow access", "nil agent")
 		}
 		a.access = append(a.access, ag)
 	}
@@ -246,10 +246,10 @@ func (a *Allocation) Transfer(agent *Agent) error {
 		return err
 	}
 	if a.freed.Load() {
-		return Errorf(hsa.StatusErrorInvalidAllocation, "transfer", "%s was freed", a)
+		return hsa.Errorf(hsa.StatusErrorInvalidAllocation, "transfer", "%s was freed", a)
 	}
 	if a.global && agent != a.owner.Load() {
-		return Errorf(hsa.StatusErrorInvalidArgument, "transfer", "%s belongs to the code loaded on %s", a, a.owner.Load())
+		return hsa.Errorf(hsa.StatusErrorInvalidArgument, "transfer", "%s belongs to the code loaded on %s", a, a.owner.Load())
 	}
 	a.owner.Store(agent)
 	return nil
@@ -261,7 +261,7 @@ func (a *Allocation) Transfer(agent *Agent) error {
 // the allocation, the owner and the agent.
 func (a *Allocation) CheckAccess(agent *Agent) error {
 	if a.freed.Load() {
-		return Errorf(hsa.StatusErrorInvalidAllocation, "access", "%s was freed", a)
+		return hsa.Errorf(hsa.StatusErrorInvalidAllocation, "access", "%s was freed", a)
 	}
 	owner := a.owner.Load()
 	if owner == agent {
@@ -278,7 +278,7 @@ func (a *Allocation) CheckAccess(agent *Agent) error {
 			return nil
 		}
 	}
-	return hsa.Newf(ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "%s is owned by %s, not by %s: transfer it, copy it, or enable peer access first", a, owner, agent)
+	return hsa.Newf(hsa.ErrNotOwner, hsa.StatusErrorInvalidAgent, "access", "%s is owned by %s, not by %s: transfer it, copy it, or enable peer access first", a, owner, agent)
 }
 
 // allocRegistry finds the allocation holding an address. A B-tree keyed by
@@ -355,24 +355,24 @@ func (r *allocRegistry) all() []*Allocation {
 // address alone. The errors say which rule was broken and where.
 func checkRange(agent *Agent, addr, size uintptr) (*Allocation, error) {
 	if addr+size < addr {
-		return nil, Errorf(hsa.StatusErrorInvalidArgument, "access", "range at %#x of %d bytes overflows", addr, size)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "access", "range at %#x of %d bytes overflows", addr, size)
 	}
 	al := FindAllocation(addr)
 	if al == nil {
-		return nil, Errorf(hsa.StatusErrorInvalidAllocation, "access", "address %#x is not in any allocation", addr)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidAllocation, "access", "address %#x is not in any allocation", addr)
 	}
 	if err := al.CheckAccess(agent); err != nil {
 		return al, err
 	}
 	if size > 0 && addr+size > al.Base+al.Size {
-		return al, Errorf(hsa.StatusErrorInvalidArgument, "access", "[%#x, %#x) runs past the end of %s (%d bytes at %#x)", addr, addr+size, al, al.Size, al.Base)
+		return al, hsa.Errorf(hsa.StatusErrorInvalidArgument, "access", "[%#x, %#x) runs past the end of %s (%d bytes at %#x)", addr, addr+size, al, al.Size, al.Base)
 	}
 	return al, nil
 }
 
 // checkPointer is checkRange for a kernel's pointer argument: an address
 // outside every allocation is an invalid argument of the dispatch; an
-// access the agent may not make keeps its own status (ErrNotOwner).
+// access the agent may not make keeps its own status (hsa.ErrNotOwner).
 func checkPointer(agent *Agent, addr uintptr) (hsa.Status, error) {
 	_, err := checkRange(agent, addr, 0)
 	if err == nil {

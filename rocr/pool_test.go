@@ -16,7 +16,7 @@ import (
 )
 
 // Coarse-grained memory belongs to one agent: a dispatch on another agent
-// fails with ErrNotOwner naming the buffer, the owner and the offender,
+// fails with hsa.ErrNotOwner naming the buffer, the owner and the offender,
 // until Transfer moves it.
 func TestOwnership(t *testing.T) {
 	ags := cputest.Agents(t, 2)
@@ -31,7 +31,7 @@ func TestOwnership(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := al.CheckAccess(a1)
-	if !errors.Is(err, rocr.ErrNotOwner) {
+	if !errors.Is(err, hsa.ErrNotOwner) {
 		t.Fatalf("CheckAccess by another agent: %v", err)
 	}
 	args := fillArgs{rocr.Ptr[uint32](al.Base), n, 7}
@@ -40,7 +40,7 @@ func TestOwnership(t *testing.T) {
 	launch(t, q1, kernelFill, &args, n, 64, sig)
 	wait(t, sig, 10*time.Second)
 	err = sig.Err()
-	if !errors.Is(err, rocr.ErrNotOwner) {
+	if !errors.Is(err, hsa.ErrNotOwner) {
 		t.Fatalf("dispatch on a non-owner: %v", err)
 	}
 	for _, want := range []string{"buffer b0", a0.String(), a1.String(), "rocr_test_fill"} {
@@ -70,7 +70,7 @@ func TestOwnership(t *testing.T) {
 	sig.Store(1, hsa.Release)
 	launch(t, q0, kernelFill, &args, n, 64, sig)
 	wait(t, sig, 10*time.Second)
-	if !errors.Is(sig.Err(), rocr.ErrNotOwner) {
+	if !errors.Is(sig.Err(), hsa.ErrNotOwner) {
 		t.Errorf("old owner after Transfer: %v", sig.Err())
 	}
 	// A kernel that runs past the end of its buffer fails, even where the
@@ -84,7 +84,7 @@ func TestOwnership(t *testing.T) {
 	sig.Store(1, hsa.Release)
 	launch(t, q1c, kernelFill, &fillArgs{rocr.Ptr[uint32](x.Base), 2 * n, 9}, 2*n, 64, sig)
 	wait(t, sig, 10*time.Second)
-	if err := sig.Err(); !errors.Is(err, rocr.ErrKernelFailed) || !strings.Contains(err.Error(), "outside") || strings.Count(err.Error(), "work-group") != 1 {
+	if err := sig.Err(); !errors.Is(err, hsa.ErrKernelFailed) || !strings.Contains(err.Error(), "outside") || strings.Count(err.Error(), "work-group") != 1 {
 		t.Errorf("out-of-bounds dispatch: %v", err)
 	}
 	if yd := unsafe.Slice((*uint32)(hostmem.At(y.Base)), n); yd[0] == 9 {
@@ -101,7 +101,7 @@ func TestFineGrainedAccess(t *testing.T) {
 	if err := fine.AllowAccess(ags...); err != nil {
 		t.Errorf("AllowAccess: %v", err)
 	}
-	if err := fine.AllowAccess(nil); !errors.Is(err, rocr.ErrNoAgent) {
+	if err := fine.AllowAccess(nil); !errors.Is(err, hsa.ErrNoAgent) {
 		t.Errorf("AllowAccess(nil): %v", err)
 	}
 	// A fine-grained buffer works in a dispatch on either agent.
@@ -115,19 +115,19 @@ func TestFineGrainedAccess(t *testing.T) {
 		}
 	}
 	coarse := allocate(t, ags[0], hsa.FlagCoarseGrained, 1024)
-	if err := coarse.AllowAccess(ags[1]); !errors.Is(err, rocr.ErrInvalidArgument) {
+	if err := coarse.AllowAccess(ags[1]); !errors.Is(err, hsa.ErrInvalidArgument) {
 		t.Errorf("AllowAccess on coarse-grained memory: %v", err)
 	}
 	if err := fine.Free(); err != nil {
 		t.Fatal(err)
 	}
-	if err := fine.AllowAccess(ags[1]); !errors.Is(err, rocr.ErrInvalidAllocation) {
+	if err := fine.AllowAccess(ags[1]); !errors.Is(err, hsa.ErrInvalidAllocation) {
 		t.Errorf("AllowAccess after Free: %v", err)
 	}
-	if err := fine.CheckAccess(ags[0]); !errors.Is(err, rocr.ErrInvalidAllocation) {
+	if err := fine.CheckAccess(ags[0]); !errors.Is(err, hsa.ErrInvalidAllocation) {
 		t.Errorf("CheckAccess after Free: %v", err)
 	}
-	if err := fine.Transfer(ags[1]); !errors.Is(err, rocr.ErrInvalidAllocation) {
+	if err := fine.Transfer(ags[1]); !errors.Is(err, hsa.ErrInvalidAllocation) {
 		t.Errorf("Transfer after Free: %v", err)
 	}
 }
@@ -135,7 +135,7 @@ func TestFineGrainedAccess(t *testing.T) {
 func TestAllocateAndFree(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
 	p, _ := a.Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
-	if _, err := p.Allocate(0); !errors.Is(err, rocr.ErrInvalidArgument) {
+	if _, err := p.Allocate(0); !errors.Is(err, hsa.ErrInvalidArgument) {
 		t.Errorf("Allocate(0): %v", err)
 	}
 	al, err := p.Allocate(1000)
@@ -171,7 +171,7 @@ func TestAllocateAndFree(t *testing.T) {
 	if got := rocr.FindAllocation(al.Base); got == al {
 		t.Error("FindAllocation found a freed allocation")
 	}
-	if err := al.Free(); !errors.Is(err, rocr.ErrInvalidAllocation) || !strings.Contains(err.Error(), "already freed") {
+	if err := al.Free(); !errors.Is(err, hsa.ErrInvalidAllocation) || !strings.Contains(err.Error(), "already freed") {
 		t.Errorf("double Free: %v", err)
 	}
 }

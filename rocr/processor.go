@@ -131,7 +131,7 @@ func (q *Queue) drain(id uint64) {
 		if aql.Header(atomic.LoadUint32((*uint32)(slot))).Type() == aql.TypeInvalid {
 			continue
 		}
-		derr := Errorf(hsa.StatusErrorInvalidQueue, "queue", "queue %d destroyed before packet %d ran", q.id, id)
+		derr := hsa.Errorf(hsa.StatusErrorInvalidQueue, "queue", "queue %d destroyed before packet %d ran", q.id, id)
 		discard(slot, aql.Header(atomic.LoadUint32((*uint32)(slot))).Type(), derr)
 		h := completionOf(slot)
 		if s, err := SignalFromHandle(h); err == nil {
@@ -156,10 +156,10 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header, watched bo
 		q.logPacket(id, slot, h)
 	}
 	if qerr := q.Err(); qerr != nil {
-		err = Errorf(hsa.StatusOf(qerr), "queue", "packet %d not run: queue %d failed earlier: %w", id, q.id, qerr)
+		err = hsa.Errorf(hsa.StatusOf(qerr), "queue", "packet %d not run: queue %d failed earlier: %w", id, q.id, qerr)
 		discard(slot, h.Type(), err)
 	} else if verr := aql.Validate((*aql.Slot)(slot)); verr != nil {
-		err = Errorf(hsa.StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: %w", id, q.id, verr)
+		err = hsa.Errorf(hsa.StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: %w", id, q.id, verr)
 	} else if ferr := q.injected(id, h.Type()); ferr != nil {
 		err = ferr
 		discard(slot, h.Type(), err)
@@ -175,7 +175,7 @@ func (q *Queue) execute(id uint64, slot unsafe.Pointer, h aql.Header, watched bo
 		case aql.TypeBarrierOr:
 			err = q.exec.Barrier(q, (*aql.BarrierAnd)(slot), true)
 		default:
-			err = Errorf(hsa.StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: type %s is not supported", id, q.id, h.Type())
+			err = hsa.Errorf(hsa.StatusErrorInvalidPacketFormat, "queue", "packet %d of queue %d: type %s is not supported", id, q.id, h.Type())
 		}
 		q.goTraceEnd(gt, id, slot, h, start, err)
 	}
@@ -199,7 +199,7 @@ func (q *Queue) complete(id uint64, slot unsafe.Pointer, h aql.Header, start uin
 		if ch != 0 {
 			var serr error
 			if sig, serr = SignalFromHandle(ch); serr != nil && err == nil {
-				err = Errorf(hsa.StatusErrorInvalidSignal, "queue", "packet %d of queue %d: completion signal: %w", id, q.id, serr)
+				err = hsa.Errorf(hsa.StatusErrorInvalidSignal, "queue", "packet %d of queue %d: completion signal: %w", id, q.id, serr)
 			}
 		}
 		// The queue's error is set, and its callback has run, before
@@ -238,7 +238,7 @@ func (q *Queue) agentWork(p *aql.AgentDispatch) error {
 // WaitBarrier resolves a barrier packet of q on the calling goroutine: for
 // AND every non-zero dependency signal reaches 0; for OR one of them does
 // (a zero handle never satisfies OR); a dependency whose producer failed
-// fails the barrier. It gives up with an error wrapping ErrInvalidQueue
+// fails the barrier. It gives up with an error wrapping hsa.ErrInvalidQueue
 // once q is being destroyed, so a barrier that never resolves does not
 // block Destroy or ShutDown (spi.Host.WaitBarrier waits outside any queue).
 func (q *Queue) WaitBarrier(p *aql.BarrierAnd, or bool) error { return waitBarrier(p, or, q) }
@@ -256,7 +256,7 @@ func waitBarrier(p *aql.BarrierAnd, or bool, q *Queue) error {
 		}
 		s, err := SignalFromHandle(h)
 		if err != nil {
-			return Errorf(hsa.StatusErrorInvalidSignal, "barrier", "dependency %d: %w", i, err)
+			return hsa.Errorf(hsa.StatusErrorInvalidSignal, "barrier", "dependency %d: %w", i, err)
 		}
 		sigs[n] = s
 		n++
@@ -267,7 +267,7 @@ func waitBarrier(p *aql.BarrierAnd, or bool, q *Queue) error {
 	}
 	destroyed := func() error {
 		if q != nil && q.closing.Load() {
-			return Errorf(hsa.StatusErrorInvalidQueue, "barrier", "queue %d destroyed while the barrier waited", q.id)
+			return hsa.Errorf(hsa.StatusErrorInvalidQueue, "barrier", "queue %d destroyed while the barrier waited", q.id)
 		}
 		return nil
 	}
@@ -276,7 +276,7 @@ func waitBarrier(p *aql.BarrierAnd, or bool, q *Queue) error {
 			hint := hsa.WaitActive
 			for s.Wait(hsa.CondEQ, 0, timeout, hint) != 0 {
 				if s.Destroyed() {
-					return Errorf(hsa.StatusErrorInvalidSignal, "barrier", "dependency signal %#x was destroyed while waited on", s.Handle())
+					return hsa.Errorf(hsa.StatusErrorInvalidSignal, "barrier", "dependency signal %#x was destroyed while waited on", s.Handle())
 				}
 				if err := destroyed(); err != nil {
 					return err
@@ -284,24 +284,24 @@ func waitBarrier(p *aql.BarrierAnd, or bool, q *Queue) error {
 				hint = hsa.WaitBlocked
 			}
 			if e := s.Err(); e != nil {
-				return Errorf(hsa.StatusOf(e), "barrier", "dependency failed: %w", e)
+				return hsa.Errorf(hsa.StatusOf(e), "barrier", "dependency failed: %w", e)
 			}
 		}
 		return nil
 	}
 	if n == 0 {
-		return Errorf(hsa.StatusErrorInvalidPacketFormat, "barrier", "BARRIER_OR with no dependency signal can never complete")
+		return hsa.Errorf(hsa.StatusErrorInvalidPacketFormat, "barrier", "BARRIER_OR with no dependency signal can never complete")
 	}
 	for {
 		for _, s := range sigs[:n] {
 			if s.Load(hsa.Acquire) == 0 {
 				if e := s.Err(); e != nil {
-					return Errorf(hsa.StatusOf(e), "barrier", "dependency failed: %w", e)
+					return hsa.Errorf(hsa.StatusOf(e), "barrier", "dependency failed: %w", e)
 				}
 				return nil
 			}
 			if s.Destroyed() {
-				return Errorf(hsa.StatusErrorInvalidSignal, "barrier", "dependency signal %#x was destroyed while waited on", s.Handle())
+				return hsa.Errorf(hsa.StatusErrorInvalidSignal, "barrier", "dependency signal %#x was destroyed while waited on", s.Handle())
 			}
 		}
 		if err := destroyed(); err != nil {

@@ -16,11 +16,6 @@ import (
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
-// KernargSlotSize is the kernarg space each queue slot owns. A packet in
-// slot i points its kernarg address into slot i's area, so kernargs need no
-// allocation per launch.
-const KernargSlotSize = spi.KernargSlotSize
-
 // Queue is an HSA user-mode queue: a ring of 64-byte packet slots with
 // 64-bit write and read indexes and a doorbell signal. Submission follows
 // the HSA protocol: reserve a slot by atomic add on the write index, wait
@@ -127,13 +122,13 @@ func (a *Agent) createQueue(size uint32, typ hsa.QueueType, onError func(*Queue,
 		return nil, err
 	}
 	if size == 0 || bits.OnesCount32(size) != 1 {
-		return nil, Errorf(hsa.StatusErrorInvalidArgument, "queue create", "size %d is not a power of two", size)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "queue create", "size %d is not a power of two", size)
 	}
 	if size < a.info.QueueMinSize || (a.info.QueueMaxSize != 0 && size > a.info.QueueMaxSize) {
-		return nil, Errorf(hsa.StatusErrorInvalidArgument, "queue create", "size %d outside %s's limits [%d, %d]", size, a, a.info.QueueMinSize, a.info.QueueMaxSize)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "queue create", "size %d outside %s's limits [%d, %d]", size, a, a.info.QueueMinSize, a.info.QueueMaxSize)
 	}
 	if typ != hsa.QueueMulti && typ != hsa.QueueSingle {
-		return nil, Errorf(hsa.StatusErrorInvalidQueueCreation, "queue create", "unknown queue type %d", typ)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidQueueCreation, "queue create", "unknown queue type %d", typ)
 	}
 	// A ShutDown or Reset that starts meanwhile waits for the queue to be
 	// tracked, so that it destroys it.
@@ -158,7 +153,7 @@ func (a *Agent) createQueue(size uint32, typ hsa.QueueType, onError func(*Queue,
 			if h.Destroy != nil {
 				_ = h.Destroy()
 			}
-			return nil, Errorf(hsa.StatusErrorInvalidQueueCreation, "queue create", "%s: hardware queue doorbell %T is not a rocr signal", a, h.Doorbell)
+			return nil, hsa.Errorf(hsa.StatusErrorInvalidQueueCreation, "queue create", "%s: hardware queue doorbell %T is not a rocr signal", a, h.Doorbell)
 		}
 		q.base, q.writeIdx, q.readIdx, q.doorbell, q.destroy = h.Base, h.WriteIndex, h.ReadIndex, db, h.Destroy
 		q.id = h.ID
@@ -221,7 +216,7 @@ func (a *Agent) createQueue(size uint32, typ hsa.QueueType, onError func(*Queue,
 }
 
 func (q *Queue) allocKernargs() error {
-	q.kaLen = uintptr(q.size) * KernargSlotSize
+	q.kaLen = uintptr(q.size) * spi.KernargSlotSize
 	if p, err := q.agent.Pool(hsa.SegmentGlobal, hsa.FlagKernargInit); err == nil {
 		al, err := p.allocate(uint64(q.kaLen))
 		if err != nil {
@@ -302,7 +297,7 @@ func (q *Queue) Slot(id uint64) unsafe.Pointer {
 // Kernarg is the address of packet id's kernarg area of KernargSlotSize
 // bytes; it is valid until the packet has been processed.
 func (q *Queue) Kernarg(id uint64) uintptr {
-	return q.kernarg + uintptr(id&q.mask)*KernargSlotSize
+	return q.kernarg + uintptr(id&q.mask)*spi.KernargSlotSize
 }
 
 // Err is the queue's sticky error: the first asynchronous failure.
@@ -318,18 +313,18 @@ func (q *Queue) Err() error {
 // waiter hangs. A packet processor blocked on a barrier gives up, and
 // producers waiting for a free slot get an error. A kernel still running
 // is cancelled; one that has not returned after the queue's KernelGrace is
-// abandoned (Abandon), and Destroy returns an error wrapping ErrAbandoned
+// abandoned (Abandon), and Destroy returns an error wrapping hsa.ErrAbandoned
 // that says so, the queue being destroyed all the same. Destroy may be called
 // from the queue's error callback; the queue is then released when the
 // callback returns.
 func (q *Queue) Destroy() error {
 	if q == nil {
-		return Errorf(hsa.StatusErrorInvalidQueue, "queue destroy", "nil queue")
+		return hsa.Errorf(hsa.StatusErrorInvalidQueue, "queue destroy", "nil queue")
 	}
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
-		return Errorf(hsa.StatusErrorInvalidQueue, "queue destroy", "queue %d already destroyed", q.id)
+		return hsa.Errorf(hsa.StatusErrorInvalidQueue, "queue destroy", "queue %d already destroyed", q.id)
 	}
 	q.closed = true
 	q.closing.Store(true)
@@ -352,7 +347,7 @@ func (q *Queue) Destroy() error {
 	}
 	q.agent.rt.untrack(q)
 	if !published {
-		return Errorf(hsa.StatusErrorInvalidQueue, "queue destroy", "queue %d: a packet reserved %v ago was never published; its ring stays mapped", q.id, writerGrace)
+		return hsa.Errorf(hsa.StatusErrorInvalidQueue, "queue destroy", "queue %d: a packet reserved %v ago was never published; its ring stays mapped", q.id, writerGrace)
 	}
 	q.release()
 	return abandoned
@@ -396,7 +391,7 @@ func (q *Queue) stopped() {
 func (q *Queue) Destroyed() bool { return q.closing.Load() }
 
 func (q *Queue) fail(err error) {
-	if errors.Is(err, ErrDeviceLost) {
+	if errors.Is(err, hsa.ErrDeviceLost) {
 		q.agent.markLost(q, err)
 	}
 	first := false

@@ -14,12 +14,12 @@ import (
 // and Publish, so Destroy waits for the whole run to be published.
 func (q *Queue) ReserveN(n uint32) (uint64, error) {
 	if n == 0 || n > q.size {
-		return 0, Errorf(hsa.StatusErrorInvalidArgument, "submit", "cannot reserve %d packets in queue %d of %d", n, q.id, q.size)
+		return 0, hsa.Errorf(hsa.StatusErrorInvalidArgument, "submit", "cannot reserve %d packets in queue %d of %d", n, q.id, q.size)
 	}
 	q.writers.Add(1)
 	if q.closing.Load() {
 		q.writers.Add(-1)
-		return 0, Errorf(hsa.StatusErrorInvalidQueue, "submit", "queue %d was destroyed", q.id)
+		return 0, hsa.Errorf(hsa.StatusErrorInvalidQueue, "submit", "queue %d was destroyed", q.id)
 	}
 	id := q.AddWriteIndex(uint64(n))
 	last := id + uint64(n) - 1

@@ -79,14 +79,14 @@ func TestReserveNErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []uint32{0, 5} {
-		if _, err := q.ReserveN(n); !errors.Is(err, rocr.ErrInvalidArgument) {
+		if _, err := q.ReserveN(n); !errors.Is(err, hsa.ErrInvalidArgument) {
 			t.Errorf("ReserveN(%d): %v", n, err)
 		}
 	}
 	if err := q.Destroy(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.ReserveN(2); !errors.Is(err, rocr.ErrInvalidQueue) {
+	if _, err := q.ReserveN(2); !errors.Is(err, hsa.ErrInvalidQueue) {
 		t.Errorf("ReserveN after Destroy: %v", err)
 	}
 }

@@ -24,12 +24,12 @@ func (q *Queue) Reserve() (uint64, error) {
 	q.writers.Add(1)
 	if q.closing.Load() {
 		q.writers.Add(-1)
-		return 0, Errorf(hsa.StatusErrorInvalidQueue, "submit", "queue %d was destroyed", q.id)
+		return 0, hsa.Errorf(hsa.StatusErrorInvalidQueue, "submit", "queue %d was destroyed", q.id)
 	}
 	// A packet of this queue that fills it would wait for its own end.
 	if q.LoadWriteIndex()-q.LoadReadIndex() >= uint64(q.size) && q.fullForItself() {
 		q.writers.Add(-1)
-		return 0, Errorf(hsa.StatusError, "submit", "queue %d is full and its own packet submits to it: %w", q.id, ErrSelfWait)
+		return 0, hsa.Errorf(hsa.StatusError, "submit", "queue %d is full and its own packet submits to it: %w", q.id, ErrSelfWait)
 	}
 	id := q.AddWriteIndex(1)
 	if id-q.LoadReadIndex() >= uint64(q.size) {
@@ -75,7 +75,7 @@ func (q *Queue) waitSpace(id uint64) error {
 	for i := 0; ; i++ {
 		// Destroy drains the ring, which frees the slot but not for use.
 		if q.closing.Load() {
-			return Errorf(hsa.StatusErrorInvalidQueue, "submit", "queue %d was destroyed while waiting for a free slot", q.id)
+			return hsa.Errorf(hsa.StatusErrorInvalidQueue, "submit", "queue %d was destroyed while waiting for a free slot", q.id)
 		}
 		if id-q.LoadReadIndex() < uint64(q.size) {
 			return nil

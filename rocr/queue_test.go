@@ -3,13 +3,14 @@ package rocr_test
 import (
 	"errors"
 	"fmt"
-	"github.com/hipgo/hipgo/rocr/spi"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/hipgo/hipgo/rocr/spi"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,14 +27,14 @@ import (
 func TestQueueCreateErrors(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
 	for _, size := range []uint32{0, 3, 6, 100, 1, 1 << 30} {
-		if q, err := a.CreateQueue(size, hsa.QueueMulti, nil); !errors.Is(err, rocr.ErrInvalidArgument) {
+		if q, err := a.CreateQueue(size, hsa.QueueMulti, nil); !errors.Is(err, hsa.ErrInvalidArgument) {
 			t.Errorf("size %d: %v", size, err)
 			if q != nil {
 				q.Destroy()
 			}
 		}
 	}
-	if _, err := a.CreateQueue(16, hsa.QueueType(7), nil); !errors.Is(err, rocr.ErrInvalidQueue) {
+	if _, err := a.CreateQueue(16, hsa.QueueType(7), nil); !errors.Is(err, hsa.ErrInvalidQueue) {
 		t.Errorf("queue type 7: %v", err)
 	}
 	q, err := a.CreateQueue(16, hsa.QueueSingle, nil)
@@ -50,14 +51,14 @@ func TestQueueCreateErrors(t *testing.T) {
 	if err := q.Destroy(); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Destroy(); !errors.Is(err, rocr.ErrInvalidQueue) {
+	if err := q.Destroy(); !errors.Is(err, hsa.ErrInvalidQueue) {
 		t.Errorf("second Destroy: %v", err)
 	}
-	if _, err := q.Reserve(); !errors.Is(err, rocr.ErrInvalidQueue) {
+	if _, err := q.Reserve(); !errors.Is(err, hsa.ErrInvalidQueue) {
 		t.Errorf("Reserve after Destroy: %v", err)
 	}
 	var p aql.BarrierAnd
-	if _, err := q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeBarrierAnd, true, 0, 0)); !errors.Is(err, rocr.ErrInvalidQueue) {
+	if _, err := q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeBarrierAnd, true, 0, 0)); !errors.Is(err, hsa.ErrInvalidQueue) {
 		t.Errorf("Submit after Destroy: %v", err)
 	}
 }
@@ -251,7 +252,7 @@ func TestBarrierAndFailedDependency(t *testing.T) {
 	barrier(t, qb, aql.TypeBarrierAnd, [5]*rocr.Signal{dep}, bsig)
 	launch(t, qa, kernelPanic, &panicArgs{0}, 1, 1, dep)
 	wait(t, bsig, 10*time.Second)
-	if err := bsig.Err(); !errors.Is(err, rocr.ErrKernelFailed) || !strings.Contains(err.Error(), "rocr_test_panic") {
+	if err := bsig.Err(); !errors.Is(err, hsa.ErrKernelFailed) || !strings.Contains(err.Error(), "rocr_test_panic") {
 		t.Errorf("barrier on a failed dependency: %v", err)
 	}
 	if qb.Err() == nil {
@@ -280,12 +281,12 @@ func TestBarrierOr(t *testing.T) {
 	z := newSignal(t, 1)
 	barrier(t, q2, aql.TypeBarrierOr, [5]*rocr.Signal{}, z)
 	wait(t, z, 10*time.Second)
-	if err := z.Err(); !errors.Is(err, rocr.ErrInvalidPacket) || hsa.StatusOf(err) != hsa.StatusErrorInvalidPacketFormat {
+	if err := z.Err(); !errors.Is(err, hsa.ErrInvalidPacket) || hsa.StatusOf(err) != hsa.StatusErrorInvalidPacketFormat {
 		t.Errorf("all-zero BARRIER_OR: %v", err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(errs) != 1 || !errors.Is(errs[0], rocr.ErrInvalidPacket) {
+	if len(errs) != 1 || !errors.Is(errs[0], hsa.ErrInvalidPacket) {
 		t.Errorf("error callback got %v", errs)
 	}
 }
@@ -335,7 +336,7 @@ func TestMalformedPacketStopsQueue(t *testing.T) {
 				t.Fatal("no error callback")
 			}
 			if tc.name != "unknown kernel object" {
-				if !errors.Is(err, rocr.ErrInvalidPacket) || hsa.StatusOf(err) != hsa.StatusErrorInvalidPacketFormat {
+				if !errors.Is(err, hsa.ErrInvalidPacket) || hsa.StatusOf(err) != hsa.StatusErrorInvalidPacketFormat {
 					t.Errorf("callback error %v (%s)", err, hsa.StatusOf(err).Name())
 				}
 			} else if err == nil {
@@ -381,7 +382,7 @@ func TestKernelPanicFailsDispatch(t *testing.T) {
 	launch(t, q, kernelPanic, &panicArgs{5}, 8*64, 64, sig)
 	wait(t, sig, 10*time.Second)
 	err := sig.Err()
-	if !errors.Is(err, rocr.ErrKernelFailed) || !strings.Contains(err.Error(), "rocr_test_panic") ||
+	if !errors.Is(err, hsa.ErrKernelFailed) || !strings.Contains(err.Error(), "rocr_test_panic") ||
 		!strings.Contains(err.Error(), "work-group [5 0 0]") || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("panicking kernel: %v", err)
 	}
@@ -494,7 +495,7 @@ func TestDestroyUnblocks(t *testing.T) {
 	}
 	select {
 	case <-blocked:
-		if p := reserveErr.Load(); p == nil || !errors.Is(*p, rocr.ErrInvalidQueue) {
+		if p := reserveErr.Load(); p == nil || !errors.Is(*p, hsa.ErrInvalidQueue) {
 			t.Errorf("Reserve on a destroyed full queue: %v", p)
 		}
 	case <-time.After(10 * time.Second):
@@ -579,7 +580,7 @@ func TestDestroyWaitsForReservedPacket(t *testing.T) {
 	require.NoError(t, <-destroyed)
 	_, ok := done.WaitTimed(hsa.CondLT, 1, 5*time.Second, hsa.WaitBlocked)
 	require.True(t, ok, "a packet published while its queue was destroyed never completed")
-	assert.ErrorIs(t, done.Err(), rocr.ErrInvalidQueue, "the packet published into a destroyed queue fails")
+	assert.ErrorIs(t, done.Err(), hsa.ErrInvalidQueue, "the packet published into a destroyed queue fails")
 }
 
 // A 2-D copy whose packet never reaches its executor (the queue is

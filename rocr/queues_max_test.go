@@ -12,7 +12,7 @@ import (
 )
 
 // An agent's QueuesMax is enforced: one queue more is an error wrapping
-// ErrOutOfResources that names the limit; destroying one makes room again.
+// hsa.ErrOutOfResources that names the limit; destroying one makes room again.
 func TestQueuesMaxEnforced(t *testing.T) {
 	a := cputest.Agents(t, 1)[0]
 	limit := a.Info().QueuesMax
@@ -33,7 +33,7 @@ func TestQueuesMaxEnforced(t *testing.T) {
 		qs = append(qs, q)
 	}
 	require.Error(t, err, "queue %d of an agent with QueuesMax %d", limit+1, limit)
-	assert.ErrorIs(t, err, rocr.ErrOutOfResources)
+	assert.ErrorIs(t, err, hsa.ErrOutOfResources)
 	assert.Contains(t, err.Error(), "QueuesMax")
 	require.NoError(t, qs[0].Destroy())
 	qs = qs[1:]
@@ -58,7 +58,7 @@ func TestQueuesMaxReservedSlot(t *testing.T) {
 	for {
 		q, err := a.CreateQueue(2, hsa.QueueSingle, nil)
 		if err != nil {
-			require.ErrorIs(t, err, rocr.ErrOutOfResources)
+			require.ErrorIs(t, err, hsa.ErrOutOfResources)
 			assert.Contains(t, err.Error(), "kept for the runtime's copies")
 			break
 		}
@@ -69,7 +69,7 @@ func TestQueuesMaxReservedSlot(t *testing.T) {
 	r, err := a.CreateReservedQueue(2, hsa.QueueSingle, nil)
 	require.NoError(t, err)
 	_, err = a.CreateReservedQueue(2, hsa.QueueSingle, nil)
-	require.ErrorIs(t, err, rocr.ErrOutOfResources, "a second queue in the slot")
+	require.ErrorIs(t, err, hsa.ErrOutOfResources, "a second queue in the slot")
 	require.NoError(t, r.Destroy())
 	r, err = a.CreateReservedQueue(2, hsa.QueueSingle, nil)
 	require.NoError(t, err, "the slot after its queue was destroyed")

@@ -8,15 +8,9 @@ import (
 	"github.com/hipgo/hipgo/rocr/spi"
 )
 
-// ErrDeviceLost marks a failure after which the agent's device keeps no
-// usable state (a kernel fault ends a CUDA context): drivers wrap it, and
-// from then on every queue, allocation and load on the agent fails with
-// an error that names the failure and says that Reset recovers.
-var ErrDeviceLost = hsa.ErrDeviceLost
-
 // markLost records the failure of queue q that lost the agent's device.
 func (a *Agent) markLost(q *Queue, err error) {
-	lost := Errorf(hsa.StatusOf(err), "device", "%s was lost by a failure on queue %d, until a reset (Device.Reset, hipDeviceReset) recovers it: %w", a, q.id, err)
+	lost := hsa.Errorf(hsa.StatusOf(err), "device", "%s was lost by a failure on queue %d, until a reset (Device.Reset, hipDeviceReset) recovers it: %w", a, q.id, err)
 	a.lost.CompareAndSwap(nil, &lost)
 }
 
@@ -35,14 +29,14 @@ func (a *Agent) Lost() error {
 // driver rebuilds what it keeps for the device. A device that a kernel
 // fault left unusable works again afterwards, where its driver can
 // recover it; where it cannot (CUDA keeps a fault for the life of the
-// process), Reset returns an error wrapping ErrDeviceLost and the agent
+// process), Reset returns an error wrapping hsa.ErrDeviceLost and the agent
 // stays lost. Code loaded on the agent must be loaded again.
 func (a *Agent) Reset() error {
 	if a == nil {
-		return Errorf(hsa.StatusErrorInvalidAgent, "agent reset", "nil agent")
+		return hsa.Errorf(hsa.StatusErrorInvalidAgent, "agent reset", "nil agent")
 	}
 	if q := RunningQueue(); q != nil && q.agent == a {
-		return Errorf(hsa.StatusError, "agent reset", "called from a packet of queue %d of %s: %w", q.id, a, ErrSelfWait)
+		return hsa.Errorf(hsa.StatusError, "agent reset", "called from a packet of queue %d of %s: %w", q.id, a, ErrSelfWait)
 	}
 	// New queues and allocations wait for the reset, and those being made
 	// are waited for: a queue tracked after the lists below would run on
@@ -81,7 +75,7 @@ func (a *Agent) Reset() error {
 	rt.mu.Unlock()
 	var errs []error
 	for _, q := range qs {
-		if err := q.Destroy(); err != nil && (!q.Destroyed() || errors.Is(err, ErrAbandoned)) {
+		if err := q.Destroy(); err != nil && (!q.Destroyed() || errors.Is(err, hsa.ErrAbandoned)) {
 			errs = append(errs, err)
 		}
 		<-q.done
@@ -116,10 +110,10 @@ func (a *Agent) Reset() error {
 		errs = nil
 		if err := r.Reset(); err != nil {
 			err = fmt.Errorf("%s: %w", a, err)
-			if errors.Is(err, ErrDeviceLost) {
+			if errors.Is(err, hsa.ErrDeviceLost) {
 				// The driver could not recover the device: it stays lost,
 				// every call saying why, rather than half-working.
-				lost := Errorf(hsa.StatusOf(err), "device", "%s is lost and a reset could not recover it: %w", a, err)
+				lost := hsa.Errorf(hsa.StatusOf(err), "device", "%s is lost and a reset could not recover it: %w", a, err)
 				a.lost.Store(&lost)
 				return err
 			}

@@ -52,7 +52,7 @@ func checkInit(op string) error {
 	ok := state.refs > 0
 	state.mu.Unlock()
 	if !ok {
-		return Errorf(hsa.StatusErrorNotInitialized, op, "call rocr.Init first")
+		return hsa.Errorf(hsa.StatusErrorNotInitialized, op, "call rocr.Init first")
 	}
 	return nil
 }
@@ -87,7 +87,7 @@ func ShutDown() error {
 	state.mu.Lock()
 	if state.refs == 0 {
 		state.mu.Unlock()
-		return Errorf(hsa.StatusErrorNotInitialized, "shut down", "runtime not initialized")
+		return hsa.Errorf(hsa.StatusErrorNotInitialized, "shut down", "runtime not initialized")
 	}
 	state.refs--
 	if state.refs > 0 {
@@ -140,7 +140,7 @@ func open() (*rtState, error) {
 		}
 	}
 	if force != "" && !found {
-		return nil, hsa.Newf(ErrNotSupported, hsa.StatusErrorInvalidArgument, "init", "HIPGO_DRIVER=%s: no such driver (have %v)", force, Drivers())
+		return nil, hsa.Newf(hsa.ErrNotSupported, hsa.StatusErrorInvalidArgument, "init", "HIPGO_DRIVER=%s: no such driver (have %v)", force, Drivers())
 	}
 	gpus, err := filterVisible(gpus, "ROCR_VISIBLE_DEVICES")
 	if err != nil {
@@ -154,7 +154,7 @@ func open() (*rtState, error) {
 	if len(rt.agents) == 0 {
 		reasons := rt.reasons()
 		rt.closeDrivers()
-		return nil, hsa.Newf(ErrNoAgent, hsa.StatusErrorInvalidAgent, "init", "no agent: %s", reasons)
+		return nil, hsa.Newf(hsa.ErrNoAgent, hsa.StatusErrorInvalidAgent, "init", "no agent: %s", reasons)
 	}
 	return rt, nil
 }
@@ -194,7 +194,7 @@ func filterVisible(agents []*Agent, env string) ([]*Agent, error) {
 	out, err := visible.SelectExcept(agents, v, func(a *Agent) string { return a.info.UUID },
 		func(a *Agent) bool { return a.AppliesVisible(env) })
 	if err != nil {
-		return nil, Errorf(hsa.StatusErrorInvalidArgument, "init", "%s: %w", env, err)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidArgument, "init", "%s: %w", env, err)
 	}
 	return out, nil
 }
@@ -240,14 +240,14 @@ func (rt *rtState) enter(a *Agent, op string) error {
 	defer rt.mu.Unlock()
 	for {
 		if rt.closing {
-			return Errorf(hsa.StatusErrorInvalidAgent, op, "%s belongs to a runtime that was shut down", a)
+			return hsa.Errorf(hsa.StatusErrorInvalidAgent, op, "%s belongs to a runtime that was shut down", a)
 		}
 		if a.resetting == nil {
 			break
 		}
 		if q := RunningQueue(); q != nil && q.agent == a {
 			// The Reset waits for this packet.
-			return Errorf(hsa.StatusError, op, "%s is being reset, which waits for this packet of queue %d: %w", a, q.id, ErrSelfWait)
+			return hsa.Errorf(hsa.StatusError, op, "%s is being reset, which waits for this packet of queue %d: %w", a, q.id, ErrSelfWait)
 		}
 		c := a.resetting
 		rt.mu.Unlock()
@@ -289,12 +289,12 @@ func (rt *rtState) roomFor(a *Agent, inSlot bool) error {
 	}
 	if !rt.kept[a] {
 		if rt.perAgent[a] >= limit {
-			return Errorf(hsa.StatusErrorOutOfResources, "queue create", "%s already has %d queues, its QueuesMax: destroy queues (streams) no longer needed", a, limit)
+			return hsa.Errorf(hsa.StatusErrorOutOfResources, "queue create", "%s already has %d queues, its QueuesMax: destroy queues (streams) no longer needed", a, limit)
 		}
 		return nil
 	}
 	if rt.perAgent[a]-rt.inSlot[a] >= limit-1 {
-		return Errorf(hsa.StatusErrorOutOfResources, "queue create", "%s already has %d queues, its QueuesMax less the one kept for the runtime's copies: destroy queues (streams) no longer needed", a, limit-1)
+		return hsa.Errorf(hsa.StatusErrorOutOfResources, "queue create", "%s already has %d queues, its QueuesMax less the one kept for the runtime's copies: destroy queues (streams) no longer needed", a, limit-1)
 	}
 	return nil
 }
@@ -347,7 +347,7 @@ func (rt *rtState) close() error {
 	for _, q := range qs {
 		// An abandoned kernel is reported; other errors of a queue that
 		// was destroyed meanwhile are not.
-		if err := q.Destroy(); err != nil && (!q.Destroyed() || errors.Is(err, ErrAbandoned)) {
+		if err := q.Destroy(); err != nil && (!q.Destroyed() || errors.Is(err, hsa.ErrAbandoned)) {
 			errs = append(errs, err)
 		}
 		// A queue destroyed from its error callback is released by its

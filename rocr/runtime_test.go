@@ -15,7 +15,7 @@ import (
 
 func wantNotInit(t *testing.T, what string, err error) {
 	t.Helper()
-	if !errors.Is(err, rocr.ErrNotInitialized) || hsa.StatusOf(err) != 0x100B {
+	if !errors.Is(err, hsa.ErrNotInitialized) || hsa.StatusOf(err) != 0x100B {
 		t.Errorf("%s before Init: %v (status %#x), want ErrNotInitialized (0x100B)", what, err, uint32(hsa.StatusOf(err)))
 	}
 }
@@ -36,7 +36,7 @@ func TestCallsBeforeInit(t *testing.T) {
 	var zero rocr.Agent
 	_, err = zero.CreateQueue(64, hsa.QueueMulti, nil)
 	wantNotInit(t, "CreateQueue", err)
-	_, err = zero.Load(&rocr.Code{})
+	_, err = zero.Load(&hsa.Code{})
 	wantNotInit(t, "Load", err)
 	_, err = (&rocr.Pool{}).Allocate(64)
 	if err == nil {
@@ -113,20 +113,20 @@ func TestUseAfterShutDown(t *testing.T) {
 	if !q.Destroyed() || !al.Freed() {
 		t.Fatalf("after ShutDown: queue destroyed %v, allocation freed %v", q.Destroyed(), al.Freed())
 	}
-	if _, err := q.Reserve(); !errors.Is(err, rocr.ErrInvalidQueue) {
+	if _, err := q.Reserve(); !errors.Is(err, hsa.ErrInvalidQueue) {
 		t.Errorf("Reserve after ShutDown: %v", err)
 	}
-	if err := q.Destroy(); !errors.Is(err, rocr.ErrInvalidQueue) {
+	if err := q.Destroy(); !errors.Is(err, hsa.ErrInvalidQueue) {
 		t.Errorf("Destroy after ShutDown: %v", err)
 	}
-	if err := al.Free(); !errors.Is(err, rocr.ErrInvalidAllocation) {
+	if err := al.Free(); !errors.Is(err, hsa.ErrInvalidAllocation) {
 		t.Errorf("Free after ShutDown: %v", err)
 	}
 	_, err = a.CreateQueue(16, hsa.QueueMulti, nil)
 	wantNotInit(t, "CreateQueue after ShutDown", err)
 	_, err = pool.Allocate(64)
 	wantNotInit(t, "Allocate after ShutDown", err)
-	_, err = a.Load(&rocr.Code{})
+	_, err = a.Load(&hsa.Code{})
 	wantNotInit(t, "Load after ShutDown", err)
 
 	// An agent of an earlier runtime is not usable in a new one.
@@ -175,7 +175,7 @@ func TestCPUAgentInfo(t *testing.T) {
 
 	type want struct {
 		seg   hsa.Segment
-		flags rocr.GlobalFlag
+		flags hsa.GlobalFlag
 		alloc bool
 	}
 	wants := []want{
@@ -204,10 +204,10 @@ func TestCPUAgentInfo(t *testing.T) {
 	if g := a.Pools()[3].Info(); g.Size != 64<<10 {
 		t.Errorf("group segment size %d", g.Size)
 	}
-	if _, err := a.Pools()[3].Allocate(64); !errors.Is(err, rocr.ErrInvalidAllocation) {
+	if _, err := a.Pools()[3].Allocate(64); !errors.Is(err, hsa.ErrInvalidAllocation) {
 		t.Errorf("Allocate from the group segment: %v", err)
 	}
-	if _, err := a.Pool(hsa.SegmentReadOnly, 0); !errors.Is(err, rocr.ErrNotSupported) {
+	if _, err := a.Pool(hsa.SegmentReadOnly, 0); !errors.Is(err, hsa.ErrNotSupported) {
 		t.Errorf("Pool(readonly): %v", err)
 	}
 	if s := (hsa.FlagKernargInit | hsa.FlagFineGrained).String(); s != "KERNARG_INIT|FINE_GRAINED" {
@@ -242,7 +242,7 @@ func TestCPUAgentsFromEnvInvalid(t *testing.T) {
 			t.Errorf("HIPGO_CPU_AGENTS=%s: Init succeeded", v)
 			continue
 		}
-		if !errors.Is(err, rocr.ErrNoAgent) || !strings.Contains(err.Error(), "HIPGO_CPU_AGENTS") {
+		if !errors.Is(err, hsa.ErrNoAgent) || !strings.Contains(err.Error(), "HIPGO_CPU_AGENTS") {
 			t.Errorf("HIPGO_CPU_AGENTS=%s: %v", v, err)
 		}
 		_, err = rocr.Agents()
@@ -250,7 +250,7 @@ func TestCPUAgentsFromEnvInvalid(t *testing.T) {
 	}
 	t.Setenv("HIPGO_CPU_AGENTS", "1")
 	t.Setenv("HIPGO_DRIVER", "nosuch")
-	if err := rocr.Init(); !errors.Is(err, rocr.ErrNotSupported) {
+	if err := rocr.Init(); !errors.Is(err, hsa.ErrNotSupported) {
 		t.Errorf("HIPGO_DRIVER=nosuch: %v", err)
 		if err == nil {
 			rocr.ShutDown()
@@ -277,7 +277,7 @@ func TestMaxHeapSize(t *testing.T) {
 	if fine.Limit() != fine.Info().Size {
 		t.Errorf("GPU_MAX_HEAP_SIZE capped the fine-grained pool: %d", fine.Limit())
 	}
-	if _, err := coarse.Allocate(coarse.Limit() + 1); !errors.Is(err, rocr.ErrOutOfResources) || hsa.StatusOf(err) != hsa.StatusErrorOutOfResources {
+	if _, err := coarse.Allocate(coarse.Limit() + 1); !errors.Is(err, hsa.ErrOutOfResources) || hsa.StatusOf(err) != hsa.StatusErrorOutOfResources {
 		t.Errorf("allocate past the limit: %v", err)
 	}
 	half := coarse.Limit()/2 + 4096
@@ -288,7 +288,7 @@ func TestMaxHeapSize(t *testing.T) {
 	if coarse.Used() < half {
 		t.Errorf("Used %d after allocating %d", coarse.Used(), half)
 	}
-	if _, err := coarse.Allocate(half); !errors.Is(err, rocr.ErrOutOfResources) {
+	if _, err := coarse.Allocate(half); !errors.Is(err, hsa.ErrOutOfResources) {
 		t.Errorf("second allocation past the limit: %v", err)
 	}
 	if err := al.Free(); err != nil {

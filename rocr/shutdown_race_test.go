@@ -42,7 +42,7 @@ func TestShutDownWhileCreatingQueue(t *testing.T) {
 		_ = q.Destroy()
 	}
 	_, err = ags[0].CreateQueue(16, hsa.QueueMulti, nil)
-	assert.ErrorIs(t, err, rocr.ErrNotInitialized, "a queue after the last ShutDown")
+	assert.ErrorIs(t, err, hsa.ErrNotInitialized, "a queue after the last ShutDown")
 }
 
 // Allocations made while ShutDown closes the runtime are freed by it or

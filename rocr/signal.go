@@ -130,7 +130,7 @@ func onSignalMemory(f func(base, size uintptr) error) error {
 
 // NewSignal creates a signal with an initial value. When every signal the
 // table can index (16M) is live, it returns an error wrapping
-// ErrOutOfResources.
+// hsa.ErrOutOfResources.
 func NewSignal(initial int64) (*Signal, error) {
 	if err := checkInit("signal create"); err != nil {
 		return nil, err
@@ -155,7 +155,7 @@ func (t *signalTableT) take() (*signalRecord, *[tableChunk]atomic.Pointer[Signal
 	defer t.mu.Unlock()
 	if len(t.free) == 0 {
 		if t.next+uint64(signalsPerSlab) > signalCapacity {
-			return nil, nil, Errorf(hsa.StatusErrorOutOfResources, "signal create", "all %d signals are in use: destroy signals (events, streams) no longer needed", t.next)
+			return nil, nil, hsa.Errorf(hsa.StatusErrorOutOfResources, "signal create", "all %d signals are in use: destroy signals (events, streams) no longer needed", t.next)
 		}
 		base, err := spi.MapAnonymous(signalSlabBytes)
 		if err != nil {
@@ -219,25 +219,25 @@ func newSignalWithBackend(b spi.SignalBackend) *Signal {
 }
 
 // SignalFromHandle finds the signal a packet's handle refers to. A zero,
-// unknown or destroyed handle is an error wrapping ErrInvalidSignal.
+// unknown or destroyed handle is an error wrapping hsa.ErrInvalidSignal.
 func SignalFromHandle(h uint64) (*Signal, error) {
 	if h == 0 {
-		return nil, Errorf(hsa.StatusErrorInvalidSignal, "signal", "null signal handle")
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidSignal, "signal", "null signal handle")
 	}
 	if s := backendSignals.find(h); s != nil {
 		return s, nil
 	}
 	if !signalTable.owns(uintptr(h)) {
-		return nil, Errorf(hsa.StatusErrorInvalidSignal, "signal", "handle %#x is not a signal", h)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidSignal, "signal", "handle %#x is not a signal", h)
 	}
 	r := (*signalRecord)(hostmem.At(uintptr(h)))
 	if atomic.LoadInt64(&r.kind) != signalMagic {
-		return nil, Errorf(hsa.StatusErrorInvalidSignal, "signal", "handle %#x refers to a destroyed signal", h)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidSignal, "signal", "handle %#x refers to a destroyed signal", h)
 	}
 	chunk := signalTable.chunks[r.index/tableChunk].Load()
 	s := chunk[r.index%tableChunk].Load()
 	if s == nil || s.destroyed.Load() {
-		return nil, Errorf(hsa.StatusErrorInvalidSignal, "signal", "handle %#x refers to a destroyed signal", h)
+		return nil, hsa.Errorf(hsa.StatusErrorInvalidSignal, "signal", "handle %#x refers to a destroyed signal", h)
 	}
 	return s, nil
 }
@@ -255,13 +255,13 @@ func (s *Signal) Addr() uintptr {
 }
 
 // Destroy releases the signal. Waiters are woken and return; later use of
-// the handle in a packet is ErrInvalidSignal.
+// the handle in a packet is hsa.ErrInvalidSignal.
 func (s *Signal) Destroy() error { return s.destroy(true) }
 
 // destroy releases the signal; recycle puts its record back for reuse.
 func (s *Signal) destroy(recycle bool) error {
 	if s == nil || !s.destroyed.CompareAndSwap(false, true) {
-		return Errorf(hsa.StatusErrorInvalidSignal, "signal destroy", "signal already destroyed")
+		return hsa.Errorf(hsa.StatusErrorInvalidSignal, "signal destroy", "signal already destroyed")
 	}
 	if s.backend != nil {
 		backendSignals.remove(s.handle)

@@ -13,7 +13,7 @@ import (
 )
 
 // At the signal table's capacity NewSignal returns an error wrapping
-// ErrOutOfResources; the table stays usable: signals are loaded, stored,
+// hsa.ErrOutOfResources; the table stays usable: signals are loaded, stored,
 // destroyed and created again, on this goroutine and others.
 func TestSignalTableLimit(t *testing.T) {
 	cputest.Agents(t, 1)
@@ -44,7 +44,7 @@ func TestSignalTableLimit(t *testing.T) {
 		t.Fatal("NewSignal hung filling the table")
 	}
 	require.Error(t, err, "no error after %d signals", len(sigs))
-	assert.ErrorIs(t, err, rocr.ErrOutOfResources)
+	assert.ErrorIs(t, err, hsa.ErrOutOfResources)
 	assert.Contains(t, err.Error(), "signal")
 	require.NotEmpty(t, sigs)
 

@@ -301,14 +301,14 @@ func TestSignalDestroy(t *testing.T) {
 	if !s.Destroyed() {
 		t.Error("Destroyed() is false")
 	}
-	if err := s.Destroy(); !errors.Is(err, rocr.ErrInvalidSignal) {
+	if err := s.Destroy(); !errors.Is(err, hsa.ErrInvalidSignal) {
 		t.Errorf("second Destroy: %v", err)
 	}
-	if _, err := rocr.SignalFromHandle(h); !errors.Is(err, rocr.ErrInvalidSignal) || hsa.StatusOf(err) != hsa.StatusErrorInvalidSignal {
+	if _, err := rocr.SignalFromHandle(h); !errors.Is(err, hsa.ErrInvalidSignal) || hsa.StatusOf(err) != hsa.StatusErrorInvalidSignal {
 		t.Errorf("SignalFromHandle of a destroyed signal: %v", err)
 	}
 	for _, bad := range []uint64{0, 1, h + 8, 0xdead_beef_0000, ^uint64(0)} {
-		if _, err := rocr.SignalFromHandle(bad); !errors.Is(err, rocr.ErrInvalidSignal) {
+		if _, err := rocr.SignalFromHandle(bad); !errors.Is(err, hsa.ErrInvalidSignal) {
 			t.Errorf("SignalFromHandle(%#x): %v", bad, err)
 		}
 	}

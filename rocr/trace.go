@@ -82,13 +82,13 @@ func traceFromEnv() error {
 	}
 	f, err := os.Create(name)
 	if err != nil {
-		return Errorf(hsa.StatusErrorInvalidFile, "trace", "HIPGO_TRACE: %w", err)
+		return hsa.Errorf(hsa.StatusErrorInvalidFile, "trace", "HIPGO_TRACE: %w", err)
 	}
 	t := newTracer()
 	t.file, t.stream = f, bufio.NewWriterSize(f, 64<<10)
 	if _, err := t.stream.WriteString(`{"displayTimeUnit":"ns","traceEvents":[`); err != nil {
 		_ = f.Close()
-		return Errorf(hsa.StatusErrorInvalidFile, "trace", "write %s: %w", name, err)
+		return hsa.Errorf(hsa.StatusErrorInvalidFile, "trace", "write %s: %w", name, err)
 	}
 	traceEnvFile = name
 	tracer.Store(t)
@@ -120,7 +120,7 @@ func traceFlush() error {
 	}
 	err := errors.Join(t.streamErr, t.file.Close())
 	if err != nil {
-		return Errorf(hsa.StatusErrorInvalidFile, "trace", "write %s: %w", name, err)
+		return hsa.Errorf(hsa.StatusErrorInvalidFile, "trace", "write %s: %w", name, err)
 	}
 	return nil
 }
@@ -257,11 +257,11 @@ func (t *Tracer) WriteTo(w io.Writer) (int64, error) {
 func (t *Tracer) WriteFile(name string) error {
 	f, err := os.Create(name)
 	if err != nil {
-		return Errorf(hsa.StatusErrorInvalidFile, "trace", "%w", err)
+		return hsa.Errorf(hsa.StatusErrorInvalidFile, "trace", "%w", err)
 	}
 	if _, err := t.WriteTo(f); err != nil {
 		f.Close()
-		return Errorf(hsa.StatusErrorInvalidFile, "trace", "write %s: %w", name, err)
+		return hsa.Errorf(hsa.StatusErrorInvalidFile, "trace", "write %s: %w", name, err)
 	}
 	return f.Close()
 }

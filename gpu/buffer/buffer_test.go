@@ -355,7 +355,7 @@ func TestOutOfMemory(t *testing.T) {
 	if !errors.As(err, &ge) || ge.Status() != hsa.StatusErrorOutOfResources || ge.Code != gpu.ErrOutOfMemory {
 		t.Errorf("error %#v: want code hipErrorOutOfMemory and status HSA_STATUS_ERROR_OUT_OF_RESOURCES", err)
 	}
-	if !errors.Is(err, rocr.ErrOutOfResources) {
+	if !errors.Is(err, hsa.ErrOutOfResources) {
 		t.Errorf("the rocr sentinel is lost: %v", err)
 	}
 	half := limit/2 + 4096

@@ -26,7 +26,7 @@ func takeQueues(t *testing.T, dev *gpu.Device) {
 	for {
 		q, err := dev.Agent().CreateQueue(2, hsa.QueueSingle, nil)
 		if err != nil {
-			require.ErrorIs(t, err, rocr.ErrOutOfResources)
+			require.ErrorIs(t, err, hsa.ErrOutOfResources)
 			return
 		}
 		qs = append(qs, q)

@@ -15,6 +15,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/vendorlib"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // NCCL (cuda) and RCCL (rocm) share their API; the backend calls it
@@ -161,7 +162,7 @@ func cudaContext(ag *rocr.Agent, _ int, f func() error) error {
 	var ferr error
 	ran := false
 	if err := ag.RunWithContext(func() error { ran, ferr = true, f(); return ferr }); !ran {
-		if errors.Is(err, rocr.ErrNotSupported) {
+		if errors.Is(err, hsa.ErrNotSupported) {
 			return gpu.Errorf(gpu.ErrInvalidDevice, "collective", "%v has no CUDA context for NCCL", ag)
 		}
 		return gpu.Errorf(gpu.ErrInvalidDevice, "collective", "%v", err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/internal/core"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // MaxArgs is the most arguments an Args holds.
@@ -73,7 +73,7 @@ var morePool = sync.Pool{New: func() any { return new(moreArgs) }}
 
 func init() {
 	for c := range bigBlobs {
-		bigBlobs[c].New = func() any { return &bigBlob{b: make([]byte, rocr.KernargSlotSize<<c), class: c} }
+		bigBlobs[c].New = func() any { return &bigBlob{b: make([]byte, spi.KernargSlotSize<<c), class: c} }
 	}
 }
 
@@ -88,7 +88,7 @@ func (a *Args) growBig(n int) bool {
 		}
 	}
 	c := 0
-	for c < bigClasses && rocr.KernargSlotSize<<c < used+n {
+	for c < bigClasses && spi.KernargSlotSize<<c < used+n {
 		c++
 	}
 	if c == bigClasses {

@@ -8,7 +8,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/live"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // modLeak is what the backstop of one Module holds: what Unload
@@ -17,7 +17,7 @@ import (
 type modLeak struct {
 	dev  *gpu.Device
 	gen  uint64
-	exe  rocr.Executable
+	exe  spi.Executable
 	key  any // the Module's key in the live registry (a weak pointer)
 	desc string
 	// globals: the work recorded on the module's variables, under the

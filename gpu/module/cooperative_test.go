@@ -14,6 +14,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
@@ -176,7 +177,7 @@ func TestGridSyncFailures(t *testing.T) {
 	require.NoError(t, s3.SetKernelTimeout(50*time.Millisecond))
 	require.NoError(t, f.LaunchCooperative(s3, gpu.D1(uint32(blocks)), gpu.D1(64), 0, x, x, int32(n), int32(2)))
 	err = s3.Synchronize()
-	require.ErrorIs(t, err, rocr.ErrTimeout)
+	require.ErrorIs(t, err, hsa.ErrTimeout)
 }
 
 // Cooperative launches race with each other and with plain launches on

@@ -6,7 +6,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Unexported plumbing for the package's external tests.
@@ -19,7 +19,7 @@ var (
 // CheckArgs checks args against sym as a launch on dev would, and returns
 // the kernarg image they make, without queueing anything: signatures of
 // code the device cannot run (PTX on the cpu agent) are checked this way.
-func CheckArgs(dev *gpu.Device, sym rocr.KernelSymbol, args ...any) ([]byte, error) {
+func CheckArgs(dev *gpu.Device, sym hsa.KernelSymbol, args ...any) ([]byte, error) {
 	f := newFunction(&Module{dev: dev}, sym)
 	var a Args
 	for _, x := range args {
@@ -60,7 +60,7 @@ func SetPrintfOffset(f *Function, off uint32) { f.printf = off + 1 }
 
 // SymbolPrintfOffset is 1 + the kernarg offset of the hidden printf
 // buffer of the function sym makes on dev, 0 if it has none.
-func SymbolPrintfOffset(dev *gpu.Device, sym rocr.KernelSymbol) uint32 {
+func SymbolPrintfOffset(dev *gpu.Device, sym hsa.KernelSymbol) uint32 {
 	return newFunction(&Module{dev: dev}, sym).printf
 }
 
@@ -95,6 +95,6 @@ func (f *Function) LaunchArgsWithoutRanges(s *stream.Stream, grid, block gpu.Dim
 }
 
 // AttributesOf is the attributes of a function of sym on dev.
-func AttributesOf(dev *gpu.Device, sym rocr.KernelSymbol) Attributes {
+func AttributesOf(dev *gpu.Device, sym hsa.KernelSymbol) Attributes {
 	return newFunction(&Module{dev: dev}, sym).Attributes()
 }

@@ -8,15 +8,15 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Function is a kernel of a module (hipFunction_t).
 type Function struct {
 	mod      *Module
-	sym      rocr.KernelSymbol
+	sym      hsa.KernelSymbol
 	visible  []param
 	hidden   *codeobj.Kernel
 	printf   uint32 // core.Dispatch.Printf: 1 + hidden_printf_buffer's offset, or 0
@@ -40,7 +40,7 @@ type Function struct {
 
 // param is one argument the caller passes, with what it accepts.
 type param struct {
-	rocr.KernelArg
+	hsa.KernelArg
 	scalar scalarKind // the Go scalar a by-value argument wants, if known
 	// agg: the kernel takes a struct or array by value here. alignExact:
 	// the signature states its alignment (PTX .align, a Go kernel), rather
@@ -49,7 +49,7 @@ type param struct {
 }
 
 // aggregateParam tells a struct parameter from a scalar one.
-func aggregateParam(a *rocr.KernelArg) (agg, alignExact bool) {
+func aggregateParam(a *hsa.KernelArg) (agg, alignExact bool) {
 	if a.Kind != hsa.ArgByValue {
 		return false, false
 	}
@@ -180,7 +180,7 @@ func scalarFromTypeName(tn string) scalarKind {
 	return anyScalar
 }
 
-func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
+func newFunction(m *Module, sym hsa.KernelSymbol) *Function {
 	f := &Function{mod: m, sym: sym}
 	for _, a := range sym.Args {
 		if a.Kind == hsa.ArgHidden {
@@ -210,7 +210,7 @@ func newFunction(m *Module, sym rocr.KernelSymbol) *Function {
 	f.sharedBlock = props.SharedMemPerBlock
 	f.maxBlock = props.MaxThreadsPerBlock
 	info := m.dev.Agent().Info()
-	f.kernargMax = rocr.KernargSlotSize
+	f.kernargMax = spi.KernargSlotSize
 	if info.MaxKernargSize > 0 {
 		f.kernargMax = uint32(min(info.MaxKernargSize, core.MaxKernarg))
 	}
@@ -270,7 +270,7 @@ type Attributes struct {
 	CacheModeCA               bool // compiled with -Xptxas --dlcm=ca; always false, as in HIP
 	KernargSize               int
 	NumArgs                   int
-	Args                      []rocr.KernelArg // the arguments a caller passes
+	Args                      []hsa.KernelArg // the arguments a caller passes
 }
 
 // Attributes describes the kernel; zero for a nil function (FuncGetAttributes

@@ -9,7 +9,6 @@ import (
 	"github.com/hipgo/hipgo/gpu/internal/core"
 	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/gpu/stream"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
@@ -134,7 +133,7 @@ func (f *Function) sharedErr(op string, sharedMem, dyn int, e entry) error {
 // gives no dynamic shared memory to a kernel that uses it: the kernel's
 // accesses would fall outside its window, which faults a GPU and leaves
 // the whole context unusable.
-func checkDynamicShared(sym *rocr.KernelSymbol, sharedMem int) error {
+func checkDynamicShared(sym *hsa.KernelSymbol, sharedMem int) error {
 	if sharedMem > 0 || !usesDynamicShared(sym) {
 		return nil
 	}
@@ -144,7 +143,7 @@ func checkDynamicShared(sym *rocr.KernelSymbol, sharedMem int) error {
 // usesDynamicShared reports whether a kernel reads memory its launch
 // sizes: extern __shared__ (PTX .extern .shared, recorded by codeobj) or
 // an OpenCL-style local pointer argument.
-func usesDynamicShared(sym *rocr.KernelSymbol) bool {
+func usesDynamicShared(sym *hsa.KernelSymbol) bool {
 	if k, ok := sym.Meta.(*codeobj.Kernel); ok && k.UsesDynamicShared {
 		return true
 	}

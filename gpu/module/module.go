@@ -17,14 +17,15 @@ import (
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 	"github.com/hipgo/hipgo/rocr/hsa"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Module is code loaded onto one device (hipModule_t).
 type Module struct {
 	dev      *gpu.Device
 	gen      uint64 // dev's reset count at load
-	code     *rocr.Code
-	exe      rocr.Executable
+	code     *hsa.Code
+	exe      spi.Executable
 	mu       sync.Mutex
 	funcs    map[string]*Function
 	globals  map[string]any // name → *Global[T], made by GetGlobal
@@ -37,7 +38,7 @@ type Module struct {
 
 // coder is implemented by Go kernel sets (the cpu agent's code).
 type coder interface {
-	Code() *rocr.Code
+	Code() *hsa.Code
 }
 
 // expander is a code object made when a load first reaches it: the
@@ -52,7 +53,7 @@ type expander interface {
 type Library []any
 
 // Load loads src onto dev (hipModuleLoadData). src is a Go kernel set
-// (anything with a Code() *rocr.Code method), the bytes of an AMDGPU ELF,
+// (anything with a Code() *hsa.Code method), the bytes of an AMDGPU ELF,
 // a clang offload bundle, a compressed bundle, a HIP fat binary, PTX
 // text, an NVIDIA cubin or fat binary (or a host object carrying one), a parsed *codeobj.Spec,
 // a code object made on first use (an Expand() (any, error) method, as
@@ -71,7 +72,7 @@ func Load(dev *gpu.Device, src any) (*Module, error) {
 	}
 	exe, err := dev.Agent().Load(code)
 	if err != nil {
-		if errors.Is(err, rocr.ErrNotSupported) {
+		if errors.Is(err, hsa.ErrNotSupported) {
 			return nil, &gpu.Error{Code: gpu.ErrNoBinaryForGpu, Op: op, Msg: fmt.Sprintf("%s has %s code for %s, device %d wants %s", code.Name, code.Kind, code.Target, dev.Ordinal(), dev.Target()), Err: err}
 		}
 		return nil, errs.Wrap(op, err)
@@ -143,7 +144,7 @@ func (m *Module) Target() string {
 
 // Kind is the kind of code loaded; hsa.CodeNone for a nil or zero
 // module (not the zero CodeKind, which is CodeGo).
-func (m *Module) Kind() rocr.CodeKind {
+func (m *Module) Kind() hsa.CodeKind {
 	if m == nil || m.code == nil {
 		return hsa.CodeNone
 	}
@@ -252,8 +253,8 @@ func (m *Module) Unload() error {
 // or an integer, nor an integer's signedness, but the library's Go kernels
 // (or code object metadata) do. An argument is refined only where name,
 // offset and size agree, so a library whose forms differ keeps PTX's view.
-func refinePTX(c *rocr.Code, lib Library) {
-	decl := map[string]*rocr.KernelSymbol{}
+func refinePTX(c *hsa.Code, lib Library) {
+	decl := map[string]*hsa.KernelSymbol{}
 	for _, x := range lib {
 		if cd, ok := x.(coder); ok {
 			if other := cd.Code(); other != nil && other.Kind != hsa.CodePTX && other.Kind != hsa.CodeCubin {
@@ -269,7 +270,7 @@ func refinePTX(c *rocr.Code, lib Library) {
 		if !ok {
 			continue
 		}
-		var dv []rocr.KernelArg
+		var dv []hsa.KernelArg
 		for _, a := range d.Args {
 			if a.Kind != hsa.ArgHidden {
 				dv = append(dv, a)

@@ -14,7 +14,6 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/testenv"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
@@ -67,7 +66,7 @@ func TestNVIDIABinaries(t *testing.T) {
 	}
 	s, err := stream.New(dev)
 	require.NoError(t, err)
-	for name, kind := range map[string]rocr.CodeKind{"k.cubin": hsa.CodeCubin, "k.fatbin": hsa.CodeCubin, "k.o": hsa.CodeCubin, "k.ptx": hsa.CodePTX, "k80.fatbin": hsa.CodePTX} {
+	for name, kind := range map[string]hsa.CodeKind{"k.cubin": hsa.CodeCubin, "k.fatbin": hsa.CodeCubin, "k.o": hsa.CodeCubin, "k.ptx": hsa.CodePTX, "k80.fatbin": hsa.CodePTX} {
 		t.Run(name, func(t *testing.T) {
 			m, err := module.LoadFile(dev, filepath.Join(nvDir(), name))
 			require.NoError(t, err)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/core"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
@@ -30,7 +29,7 @@ type libraryKey struct {
 }
 
 // pick finds the code for dev's target in src.
-func pick(dev *gpu.Device, src any) (*rocr.Code, error) {
+func pick(dev *gpu.Device, src any) (*hsa.Code, error) {
 	p := picker{want: dev.Target()}
 	// Unnamed data has no name for its errors, whose cause (a
 	// codeobj.FormatError) says "code object" already.
@@ -53,7 +52,7 @@ type picker struct {
 }
 
 // try searches src, named name for its errors, by its kind.
-func (p *picker) try(src any, name string) (*rocr.Code, error) {
+func (p *picker) try(src any, name string) (*hsa.Code, error) {
 	const op = "module load"
 	switch s := src.(type) {
 	case nil:
@@ -85,7 +84,7 @@ func (p *picker) try(src any, name string) (*rocr.Code, error) {
 }
 
 // goCode is a Go kernel set's code c where it is for the target.
-func (p *picker) goCode(c *rocr.Code) (*rocr.Code, error) {
+func (p *picker) goCode(c *hsa.Code) (*hsa.Code, error) {
 	if c == nil {
 		return nil, gpu.Errorf(gpu.ErrInvalidValue, "module load", "nil code")
 	}
@@ -98,7 +97,7 @@ func (p *picker) goCode(c *rocr.Code) (*rocr.Code, error) {
 
 // library tries lib's forms in order; PTX or a cubin found there takes
 // what the library's other forms say of its signatures (refinePTX).
-func (p *picker) library(lib Library, name string) (*rocr.Code, error) {
+func (p *picker) library(lib Library, name string) (*hsa.Code, error) {
 	const op = "module load"
 	if len(lib) == 0 {
 		return nil, nil
@@ -128,7 +127,7 @@ func (p *picker) library(lib Library, name string) (*rocr.Code, error) {
 }
 
 // spec selects the target's code object from a parsed one.
-func (p *picker) spec(s *codeobj.Spec, name string) (*rocr.Code, error) {
+func (p *picker) spec(s *codeobj.Spec, name string) (*hsa.Code, error) {
 	const op = "module load"
 	if s == nil {
 		return nil, gpu.Errorf(gpu.ErrInvalidValue, op, "nil spec")
@@ -159,7 +158,7 @@ func (p *picker) spec(s *codeobj.Spec, name string) (*rocr.Code, error) {
 // whose kernels print through hostcall is refused, since no host thread
 // serves the hostcall buffer (its kernels would fault or hang), and the
 // format strings of buffered printf are recorded for the decoder.
-func loadable(obj *codeobj.CodeObject, name string) (*rocr.Code, error) {
+func loadable(obj *codeobj.CodeObject, name string) (*hsa.Code, error) {
 	if fn, ok := obj.HostcallPrintf(); ok {
 		return nil, &gpu.Error{Code: gpu.ErrInvalidImage, Op: "module load", Err: gpu.ErrNotSupported,
 			Msg: fmt.Sprintf("%s: its kernels print through hostcall (%s: clang's -mprintf-kind=hostcall, HIP's default), which hipgo does not serve; build with -mprintf-kind=buffered", name, fn)}
@@ -172,8 +171,8 @@ func loadable(obj *codeobj.CodeObject, name string) (*rocr.Code, error) {
 
 // fromCodeObject turns a parsed code object into loadable code with the
 // kernels' signatures.
-func fromCodeObject(obj *codeobj.CodeObject, name string) *rocr.Code {
-	c := &rocr.Code{Name: name, Target: obj.Target, Data: obj.Image}
+func fromCodeObject(obj *codeobj.CodeObject, name string) *hsa.Code {
+	c := &hsa.Code{Name: name, Target: obj.Target, Data: obj.Image}
 	switch obj.Format {
 	case codeobj.FormatPTX:
 		c.Kind = hsa.CodePTX
@@ -185,7 +184,7 @@ func fromCodeObject(obj *codeobj.CodeObject, name string) *rocr.Code {
 	nv := obj.Format == codeobj.FormatPTX || obj.Format == codeobj.FormatCubin
 	for i := range obj.Kernels {
 		k := &obj.Kernels[i]
-		sym := rocr.KernelSymbol{
+		sym := hsa.KernelSymbol{
 			Name:                 k.Name,
 			KernargSize:          k.KernargSize,
 			KernargAlign:         k.KernargAlign,
@@ -198,7 +197,7 @@ func fromCodeObject(obj *codeobj.CodeObject, name string) *rocr.Code {
 			Meta:                 k,
 		}
 		for _, a := range k.Args {
-			ka := rocr.KernelArg{Name: a.Name, TypeName: a.TypeName, Offset: a.Offset, Size: a.Size, Align: a.Align, ValueKind: a.KindName,
+			ka := hsa.KernelArg{Name: a.Name, TypeName: a.TypeName, Offset: a.Offset, Size: a.Size, Align: a.Align, ValueKind: a.KindName,
 				ReadOnly: a.IsConst || a.Access == "read_only" || a.ActualAccess == "read_only"}
 			switch {
 			case a.Hidden():

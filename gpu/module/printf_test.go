@@ -21,8 +21,8 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/testenv"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
@@ -353,7 +353,7 @@ func TestPrintfRaces(t *testing.T) {
 }
 
 // helloSymbol is a kernel of the buffered printf fixture.
-func helloSymbol(t *testing.T, name string) rocr.KernelSymbol {
+func helloSymbol(t *testing.T, name string) hsa.KernelSymbol {
 	t.Helper()
 	b, err := os.ReadFile("../../rocr/codeobj/testdata/printf_gfx90a.co")
 	require.NoError(t, err)
@@ -367,7 +367,7 @@ func helloSymbol(t *testing.T, name string) rocr.KernelSymbol {
 		}
 	}
 	t.Fatalf("no kernel %s", name)
-	return rocr.KernelSymbol{}
+	return hsa.KernelSymbol{}
 }
 
 // The fixture's printing kernel takes the buffer at its metadata's

@@ -58,7 +58,7 @@ var pairAxpy = kernel.Define("pair_axpy", func(g *kernel.Block, a *pairArgs) {
 	}
 })
 
-func pairSymbol(t *testing.T) rocr.KernelSymbol {
+func pairSymbol(t *testing.T) hsa.KernelSymbol {
 	spec, err := codeobj.Parse([]byte(pairPTX))
 	require.NoError(t, err)
 	obj, err := spec.Select("sm_80")
@@ -241,7 +241,7 @@ func TestDefineStructFields(t *testing.T) {
 // where it fits the offset, a scalar is not.
 func TestStructByValueOtherSignatures(t *testing.T) {
 	dev := setup(t)
-	amd := rocr.KernelSymbol{Name: "pair_amd", KernargSize: 24, Args: []rocr.KernelArg{
+	amd := hsa.KernelSymbol{Name: "pair_amd", KernargSize: 24, Args: []hsa.KernelArg{
 		{Name: "p", TypeName: "Pair", Offset: 0, Size: 16, Align: 8, Kind: hsa.ArgByValue, ValueKind: "by_value"},
 		{Name: "n", TypeName: "int", Offset: 16, Size: 4, Align: 4, Kind: hsa.ArgByValue, ValueKind: "by_value"},
 	}}
@@ -253,14 +253,14 @@ func TestStructByValueOtherSignatures(t *testing.T) {
 	_, err := module.CheckArgs(dev, amd, int64(1), int32(1))
 	assert.ErrorContains(t, err, "kernel pair_amd argument 0 (p, 16-byte struct): got int64 where the kernel takes a struct by value")
 
-	cubin := rocr.KernelSymbol{Name: "pair_cubin", KernargSize: 24, Args: []rocr.KernelArg{
+	cubin := hsa.KernelSymbol{Name: "pair_cubin", KernargSize: 24, Args: []hsa.KernelArg{
 		{Name: "n", Offset: 0, Size: 4, Align: 4, Kind: hsa.ArgByValue},
 		{Name: "p", Offset: 8, Size: 16, Align: 8, Kind: hsa.ArgByValue},
 	}}
 	ka, err := module.CheckArgs(dev, cubin, int32(3), Pair{X: 2, Y: 4})
 	require.NoError(t, err)
 	assert.Equal(t, math.Float64bits(4), binary.LittleEndian.Uint64(ka[16:]))
-	odd := rocr.KernelSymbol{Name: "odd", KernargSize: 20, Args: []rocr.KernelArg{
+	odd := hsa.KernelSymbol{Name: "odd", KernargSize: 20, Args: []hsa.KernelArg{
 		{Name: "n", Offset: 0, Size: 4, Align: 4, Kind: hsa.ArgByValue},
 		{Name: "p", Offset: 4, Size: 16, Align: 4, Kind: hsa.ArgByValue},
 	}}

@@ -20,6 +20,7 @@ import (
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/drivers/cpu"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
@@ -131,7 +132,7 @@ func TestRunawayKernelTimesOut(t *testing.T) {
 	err := within(t, 10*time.Second, release, s.Synchronize)
 	el := time.Since(start)
 	require.ErrorIs(t, err, gpu.ErrLaunchTimeOut)
-	assert.ErrorIs(t, err, rocr.ErrAbandoned)
+	assert.ErrorIs(t, err, hsa.ErrAbandoned)
 	assert.Contains(t, err.Error(), "kernel stream_test_runaway ran past the queue's kernel timeout of 30ms and did not return within the 50ms grace")
 	assert.Less(t, el, 5*time.Second)
 	assert.Equal(t, 1, cpu.Runaways(), "the abandoned kernel still runs")
@@ -159,7 +160,7 @@ func TestRunawayKernelDestroy(t *testing.T) {
 	start := time.Now()
 	err := within(t, 10*time.Second, release, s.Destroy)
 	el := time.Since(start)
-	require.ErrorIs(t, err, rocr.ErrAbandoned)
+	require.ErrorIs(t, err, hsa.ErrAbandoned)
 	assert.Contains(t, err.Error(), "kernel stream_test_runaway still ran 100ms after the queue was destroyed and was abandoned")
 	assert.GreaterOrEqual(t, el, 200*time.Millisecond, "two graces: one for the stream's work, one after the cancel")
 	assert.Less(t, el, 5*time.Second)
@@ -196,7 +197,7 @@ func TestRunawayKernelShutdown(t *testing.T) {
 	start := time.Now()
 	err = within(t, 10*time.Second, release, gpu.Shutdown)
 	el := time.Since(start)
-	require.ErrorIs(t, err, rocr.ErrAbandoned)
+	require.ErrorIs(t, err, hsa.ErrAbandoned)
 	assert.Equal(t, 2, strings.Count(err.Error(), "kernel stream_test_runaway still ran 100ms after the queue was destroyed and was abandoned"), "%v", err)
 	assert.Less(t, el, 5*time.Second)
 	assert.Equal(t, 2, cpu.Runaways())
@@ -242,7 +243,7 @@ func TestPanicWithSpinningGroupsAbandoned(t *testing.T) {
 	require.NoError(t, m.MustFunction("stream_test_panic_spin").Launch(s, gpu.D1(8), gpu.D1(1), 0, x))
 	err = within(t, 10*time.Second, release, s.Synchronize)
 	require.Error(t, err)
-	assert.ErrorIs(t, err, rocr.ErrAbandoned)
+	assert.ErrorIs(t, err, hsa.ErrAbandoned)
 	assert.Contains(t, err.Error(), "work-group 0 gives up")
 	assert.Contains(t, err.Error(), "stream_test_panic_spin")
 	assert.Contains(t, err.Error(), "abandoned")
@@ -265,7 +266,7 @@ func TestBlockedHostFuncAbandonedByDestroy(t *testing.T) {
 	require.NoError(t, s.LaunchHostFunc(func() error { <-gate; close(returned); return nil }))
 	e.launch(s, "test_empty")
 	err := returnsWithin(t, 10*time.Second, s.Destroy)
-	require.ErrorIs(t, err, rocr.ErrAbandoned)
+	require.ErrorIs(t, err, hsa.ErrAbandoned)
 	assert.Contains(t, err.Error(), "host function")
 
 	s2 := e.stream()
@@ -292,7 +293,7 @@ func TestBlockedHostFuncAbandonedByShutdown(t *testing.T) {
 	<-started
 	<-started // both run: Shutdown abandons them, it does not drain them
 	err = returnsWithin(t, 10*time.Second, gpu.Shutdown)
-	require.ErrorIs(t, err, rocr.ErrAbandoned)
+	require.ErrorIs(t, err, hsa.ErrAbandoned)
 	assert.Equal(t, 2, strings.Count(err.Error(), "host function"), "%v", err)
 }
 
@@ -323,6 +324,6 @@ func TestBlockedHostFuncAbandonedByReset(t *testing.T) {
 	require.NoError(t, s.LaunchHostFunc(func() error { close(started); <-gate; return nil }))
 	<-started
 	err := returnsWithin(t, 10*time.Second, e.dev.Reset)
-	require.ErrorIs(t, err, rocr.ErrAbandoned)
+	require.ErrorIs(t, err, hsa.ErrAbandoned)
 	assert.Contains(t, err.Error(), "host function")
 }

@@ -172,7 +172,7 @@ func (s *Stream) Err() error {
 // sticky like any launch failure, and other streams are not affected. A
 // kernel that has not returned a grace later (HIPGO_KERNEL_GRACE, default
 // 3s) is abandoned, as a GPU watchdog would: its launch fails with
-// gpu.ErrLaunchTimeOut wrapping rocr.ErrAbandoned, Synchronize returns,
+// gpu.ErrLaunchTimeOut wrapping hsa.ErrAbandoned, Synchronize returns,
 // and the stream's later work runs (and fails, the stream having failed);
 // see the cpu package for what the abandoned kernel keeps. Agents that
 // cannot stop a kernel return gpu.ErrNotSupported.
@@ -234,7 +234,7 @@ func (s *Stream) Query() error {
 // through a whole grace (HIPGO_KERNEL_GRACE, default 3s) without
 // returning is cancelled, its queue being destroyed, and abandoned if it
 // has not returned a grace later: Destroy then returns, after about two
-// graces, an error wrapping rocr.ErrAbandoned that names the kernel, the
+// graces, an error wrapping hsa.ErrAbandoned that names the kernel, the
 // stream being destroyed all the same. A host function (LaunchHostFunc,
 // and a collective's operations, which wait for their peers in one) that
 // does not return is given up on the same way: the error names "its host

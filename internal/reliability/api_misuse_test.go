@@ -317,15 +317,15 @@ func misuseCases() []misuse {
 			}},
 
 		// rocr: queues and signals.
-		{name: "queue size not a power of two", want: rocr.ErrInvalidArgument, words: []string{"queue create", "1000", "power of two"},
+		{name: "queue size not a power of two", want: hsa.ErrInvalidArgument, words: []string{"queue create", "1000", "power of two"},
 			run: func(f *fixture) error { _, err := f.dev.Agent().CreateQueue(1000, hsa.QueueMulti, nil); return err }},
-		{name: "queue size zero", want: rocr.ErrInvalidArgument, words: []string{"queue create", "size 0"},
+		{name: "queue size zero", want: hsa.ErrInvalidArgument, words: []string{"queue create", "size 0"},
 			run: func(f *fixture) error { _, err := f.dev.Agent().CreateQueue(0, hsa.QueueMulti, nil); return err }},
-		{name: "queue size over the agent's limit", want: rocr.ErrInvalidArgument, words: []string{"queue create", "262144", "limits"},
+		{name: "queue size over the agent's limit", want: hsa.ErrInvalidArgument, words: []string{"queue create", "262144", "limits"},
 			run: func(f *fixture) error { _, err := f.dev.Agent().CreateQueue(1<<18, hsa.QueueMulti, nil); return err }},
-		{name: "barrier on a destroyed signal", want: rocr.ErrInvalidSignal, words: []string{"barrier", "dependency 0"},
+		{name: "barrier on a destroyed signal", want: hsa.ErrInvalidSignal, words: []string{"barrier", "dependency 0"},
 			run: barrierOnDestroyedSignal},
-		{name: "handle of a destroyed signal", want: rocr.ErrInvalidSignal, words: []string{"signal"},
+		{name: "handle of a destroyed signal", want: hsa.ErrInvalidSignal, words: []string{"signal"},
 			run: func(f *fixture) error {
 				s, err := rocr.NewSignal(1)
 				if err != nil {
@@ -338,7 +338,7 @@ func misuseCases() []misuse {
 				_, err = rocr.SignalFromHandle(h)
 				return err
 			}},
-		{name: "submit to a destroyed queue", want: rocr.ErrInvalidQueue, words: []string{"submit", "destroyed"},
+		{name: "submit to a destroyed queue", want: hsa.ErrInvalidQueue, words: []string{"submit", "destroyed"},
 			run: func(f *fixture) error {
 				q, err := f.dev.Agent().CreateQueue(smallQueue(f.dev.Agent()), hsa.QueueMulti, nil)
 				if err != nil {
@@ -351,7 +351,7 @@ func misuseCases() []misuse {
 				_, err = q.Submit(unsafe.Pointer(&p), aql.MakeHeader(aql.TypeBarrierAnd, true, aql.ScopeSystem, aql.ScopeSystem))
 				return err
 			}},
-		{name: "pool allocation of zero bytes", want: rocr.ErrInvalidArgument, words: []string{"allocate", "size 0"},
+		{name: "pool allocation of zero bytes", want: hsa.ErrInvalidArgument, words: []string{"allocate", "size 0"},
 			run: func(f *fixture) error {
 				p, err := f.dev.Agent().Pool(hsa.SegmentGlobal, hsa.FlagCoarseGrained)
 				if err != nil {
@@ -391,15 +391,15 @@ func misuseCases() []misuse {
 			}},
 
 		// Use after shutdown.
-		{name: "rocr after ShutDown", want: rocr.ErrNotInitialized, words: []string{"agents"}, stale: true,
+		{name: "rocr after ShutDown", want: hsa.ErrNotInitialized, words: []string{"agents"}, stale: true,
 			run: func(f *fixture) error {
 				a := f.dev.Agent()
 				if err := gpu.Shutdown(); err != nil {
 					return err
 				}
-				wantErr(f.t, rocr.ShutDown(), rocr.ErrNotInitialized, "shut down")
+				wantErr(f.t, rocr.ShutDown(), hsa.ErrNotInitialized, "shut down")
 				_, err := a.CreateQueue(16, hsa.QueueMulti, nil)
-				wantErr(f.t, err, rocr.ErrNotInitialized, "queue create")
+				wantErr(f.t, err, hsa.ErrNotInitialized, "queue create")
 				_, err = rocr.Agents()
 				return err
 			}},
@@ -611,15 +611,15 @@ func barrierOnDestroyedSignal(f *fixture) error {
 		return err
 	}
 	if v := done.Wait(hsa.CondEQ, 0, 5*time.Second, hsa.WaitBlocked); v != 0 {
-		return rocr.Errorf(hsa.StatusErrorFatal, "test", "the barrier's completion signal never completed (value %d)", v)
+		return hsa.Errorf(hsa.StatusErrorFatal, "test", "the barrier's completion signal never completed (value %d)", v)
 	}
 	select {
 	case cb := <-errs:
-		wantErr(f.t, cb, rocr.ErrInvalidSignal, "dependency 0")
+		wantErr(f.t, cb, hsa.ErrInvalidSignal, "dependency 0")
 	case <-time.After(5 * time.Second):
 		f.t.Error("the queue's error callback never ran")
 	}
-	wantErr(f.t, done.Err(), rocr.ErrInvalidSignal)
+	wantErr(f.t, done.Err(), hsa.ErrInvalidSignal)
 	return q.Err()
 }
 

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hipgo/hipgo/internal/testenv"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/codeobj"
 	"github.com/hipgo/hipgo/rocr/hsa"
 )
@@ -17,7 +16,7 @@ import (
 // have the Go kernels' names and argument layouts, so that a launch
 // written against one is right for the other.
 func TestPTXMatchesGoKernels(t *testing.T) {
-	goKernels := map[string]rocr.KernelSymbol{}
+	goKernels := map[string]hsa.KernelSymbol{}
 	for _, k := range testSet.Code().Kernels {
 		goKernels[k.Name] = k
 	}
@@ -43,7 +42,7 @@ func TestPTXMatchesGoKernels(t *testing.T) {
 				t.Errorf("%s: kernel %s has no Go form", c.name, k.Name)
 				continue
 			}
-			var want []rocr.KernelArg
+			var want []hsa.KernelArg
 			for _, a := range g.Args {
 				if a.Kind != hsa.ArgHidden {
 					want = append(want, a)

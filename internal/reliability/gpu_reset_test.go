@@ -9,7 +9,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/module"
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/reliability"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -59,19 +59,19 @@ func TestGPUResetAfterFault(t *testing.T) {
 	}
 	require.Error(t, serr, "allocation after the fault")
 	t.Logf("after the fault: %v", serr)
-	assert.ErrorIs(t, serr, rocr.ErrDeviceLost)
+	assert.ErrorIs(t, serr, hsa.ErrDeviceLost)
 	assert.Contains(t, serr.Error(), "Reset")
 	_, err = stream.New(dev)
-	assert.ErrorIs(t, err, rocr.ErrDeviceLost, "stream create after the fault")
+	assert.ErrorIs(t, err, hsa.ErrDeviceLost, "stream create after the fault")
 
 	start := time.Now()
 	rerr := reliability.Guard(t, 60*time.Second, dev.Reset)
 	t.Logf("Device.Reset took %v: %v", time.Since(start), rerr)
 	if rerr != nil {
-		assert.ErrorIs(t, rerr, rocr.ErrDeviceLost)
+		assert.ErrorIs(t, rerr, hsa.ErrDeviceLost)
 		assert.Contains(t, rerr.Error(), "restart the process")
 		_, err = buffer.New[uint32](dev, 4)
-		assert.ErrorIs(t, err, rocr.ErrDeviceLost, "still lost after a reset that could not recover it")
+		assert.ErrorIs(t, err, hsa.ErrDeviceLost, "still lost after a reset that could not recover it")
 		return
 	}
 	assert.ErrorIs(t, s.Synchronize(), gpu.ErrContextIsDestroyed, "the stream from before the reset")

@@ -26,7 +26,7 @@ func failNth(t *testing.T, q *rocr.Queue, op rocrhook.FaultOp, n int64, calls *a
 			return nil
 		}
 		if calls.Add(1) == n {
-			return rocr.Errorf(hsa.StatusErrorException, "driver", "%s of packet %d: %w", o, id, errInjected)
+			return hsa.Errorf(hsa.StatusErrorException, "driver", "%s of packet %d: %w", o, id, errInjected)
 		}
 		return nil
 	})
@@ -187,7 +187,7 @@ func TestInjectedCopyFault(t *testing.T) {
 	fail.Store(true)
 	prev := rocrhook.SetFaultHook(func(op rocrhook.FaultOp, q any, id uint64) error {
 		if op == rocrhook.FaultAgentDispatch && fail.CompareAndSwap(true, false) {
-			return rocr.Errorf(hsa.StatusErrorOutOfResources, "driver", "%w", errInjected)
+			return hsa.Errorf(hsa.StatusErrorOutOfResources, "driver", "%w", errInjected)
 		}
 		return nil
 	})

@@ -10,7 +10,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/reliability"
 	"github.com/hipgo/hipgo/internal/rocrhook"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // TestKernelPanic: a Go kernel that panics fails its own dispatch, the
@@ -122,8 +122,8 @@ func TestKernelTimeout(t *testing.T) {
 			return runaway.Synchronize()
 		})
 		wantErr(t, err, gpu.ErrLaunchTimeOut, "reliability_spin", "timeout", "300ms")
-		if !errors.Is(err, rocr.ErrTimeout) {
-			t.Errorf("%v does not wrap rocr.ErrTimeout", err)
+		if !errors.Is(err, hsa.ErrTimeout) {
+			t.Errorf("%v does not wrap hsa.ErrTimeout", err)
 		}
 		if el := time.Since(start); el < 300*time.Millisecond || el > 5*time.Second {
 			t.Errorf("the runaway kernel was stopped after %v, want just past 300ms", el)

@@ -16,7 +16,7 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 	"github.com/hipgo/hipgo/internal/reliability"
 	"github.com/hipgo/hipgo/internal/rocrhook"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/kernel"
 )
 
@@ -173,9 +173,9 @@ func TestDeviceResetRacing(t *testing.T) {
 }
 
 // loseK fails the way a GPU kernel fault fails a CUDA context: its error
-// wraps rocr.ErrDeviceLost.
+// wraps hsa.ErrDeviceLost.
 var loseK = kernel.Define("reliability_lose", func(g *kernel.Block, a *selfArgs) {
-	panic(fmt.Errorf("simulated context loss: %w", rocr.ErrDeviceLost))
+	panic(fmt.Errorf("simulated context loss: %w", hsa.ErrDeviceLost))
 })
 
 // TestDeviceLost: after a failure that loses the device, every later call
@@ -193,7 +193,7 @@ func TestDeviceLost(t *testing.T) {
 	lost := func(what string, err error) {
 		t.Helper()
 		require.Error(t, err, what)
-		assert.ErrorIs(t, err, rocr.ErrDeviceLost, what)
+		assert.ErrorIs(t, err, hsa.ErrDeviceLost, what)
 		for _, w := range []string{"reliability_lose", "on queue", "Reset"} {
 			assert.Contains(t, err.Error(), w, what)
 		}

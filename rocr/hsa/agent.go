@@ -63,7 +63,7 @@ type AgentInfo struct {
 	DriverVersion   string
 	Profiling       bool // packets carry start and end timestamps
 	// MaxKernargSize is the largest kernarg segment a dispatch may carry,
-	// in bytes; 0 means rocr.KernargSlotSize. Past it the packet's
+	// in bytes; 0 means spi.KernargSlotSize. Past it the packet's
 	// kernarg address points outside the queue's kernarg slots, into an
 	// allocation of the agent's kernarg pool (cuda: 32,764 bytes with a
 	// CUDA 12.1 driver on compute capability 7.0 and later).

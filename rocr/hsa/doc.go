@@ -7,6 +7,6 @@
 //
 // Everything here is plain data: no state, no driver, safe to copy and
 // to use from several goroutines. rocr re-exports the sentinel errors
-// (rocr.ErrNotOwner is hsa.ErrNotOwner); a program names the types and
+// (hsa.ErrNotOwner is hsa.ErrNotOwner); a program names the types and
 // values here (hsa.AgentInfo, hsa.Status, hsa.CondEQ).
 package hsa

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/hipgo/hipgo/internal/clayout"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/kernel/internal/hook"
 )
@@ -21,7 +20,7 @@ type Kernel struct {
 	name     string
 	run      func(b *Block, kernarg unsafe.Pointer)
 	fn       string // the function Define was given, as stack frames name it
-	sym      rocr.KernelSymbol
+	sym      hsa.KernelSymbol
 	static   uint32
 	lockstep bool
 }
@@ -92,7 +91,7 @@ func lookup(obj uint64) *Kernel {
 func (k *Kernel) Name() string { return k.name }
 
 // Symbol is the kernel's signature as loaders see it.
-func (k *Kernel) Symbol() rocr.KernelSymbol { return k.sym }
+func (k *Kernel) Symbol() hsa.KernelSymbol { return k.sym }
 
 // Option configures a kernel at Define.
 type Option func(*Kernel)
@@ -141,8 +140,8 @@ func Define[A any](name string, run func(b *Block, a *A), opts ...Option) *Kerne
 // scalar or a named type of one, or a struct or array of these passed by
 // value, whose Go layout must be its C layout (clayout.Check). An
 // error begins with the kernel's quoted name.
-func signature(name string, t reflect.Type) (rocr.KernelSymbol, error) {
-	sym := rocr.KernelSymbol{Name: name, MaxFlatWorkGroupSize: 1024, Wavefront: CPUWarpSize}
+func signature(name string, t reflect.Type) (hsa.KernelSymbol, error) {
+	sym := hsa.KernelSymbol{Name: name, MaxFlatWorkGroupSize: 1024, Wavefront: CPUWarpSize}
 	if name == "" {
 		return sym, fmt.Errorf("%q: empty kernel name", name)
 	}
@@ -152,7 +151,7 @@ func signature(name string, t reflect.Type) (rocr.KernelSymbol, error) {
 	sym.KernargSize, sym.KernargAlign = uint32(t.Size()), max(uint32(t.Align()), 8)
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		arg := rocr.KernelArg{Name: f.Name, Offset: uint32(f.Offset), Size: uint32(f.Type.Size()), Align: uint32(f.Type.Align()), TypeName: f.Type.String()}
+		arg := hsa.KernelArg{Name: f.Name, Offset: uint32(f.Offset), Size: uint32(f.Type.Size()), Align: uint32(f.Type.Align()), TypeName: f.Type.String()}
 		switch {
 		case f.Type.Implements(elemTyperType):
 			arg.Kind = hsa.ArgGlobalBuffer
@@ -255,11 +254,11 @@ func (s *Set) WithGlobals(gs ...Global) *Set {
 func NewSet(name string, ks ...*Kernel) *Set { return &Set{Name: name, Kernels: ks} }
 
 // Code returns the set as loadable code; nil for a nil set.
-func (s *Set) Code() *rocr.Code {
+func (s *Set) Code() *hsa.Code {
 	if s == nil {
 		return nil
 	}
-	c := &rocr.Code{Kind: hsa.CodeGo, Name: s.Name, Target: "go", Go: s}
+	c := &hsa.Code{Kind: hsa.CodeGo, Name: s.Name, Target: "go", Go: s}
 	for _, k := range s.Kernels {
 		if k != nil {
 			c.Kernels = append(c.Kernels, k.sym)

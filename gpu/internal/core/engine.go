@@ -232,7 +232,7 @@ func (e *engine) submit(ctx context.Context, op string, call aql.AgentCall, mems
 	}
 	q, err := e.queue()
 	if err != nil {
-		if !e.reserved && errors.Is(err, rocr.ErrOutOfResources) {
+		if !e.reserved && errors.Is(err, hsa.ErrOutOfResources) {
 			return errNoQueue
 		}
 		return errs.Wrap(op, err)

@@ -8,8 +8,8 @@ import (
 	"github.com/hipgo/hipgo/internal/annotate"
 	"github.com/hipgo/hipgo/internal/hostmem"
 	"github.com/hipgo/hipgo/internal/hostref"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // GraphPacket is one packet of an instantiated graph, laid out once and
@@ -140,7 +140,7 @@ func (s *Stream) pushed(n int) *entry { return s.at(s.head + s.count - n) }
 // entry.
 func (s *Stream) takeAreas(pkts []GraphPacket, k int) error {
 	for i := range pkts {
-		if p := &pkts[i]; !p.Agent && p.Dispatch.KernargSize > rocr.KernargSlotSize {
+		if p := &pkts[i]; !p.Agent && p.Dispatch.KernargSize > spi.KernargSlotSize {
 			a, err := s.takeArea(p.Dispatch.KernargSize)
 			if err != nil {
 				return err

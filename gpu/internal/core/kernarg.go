@@ -16,7 +16,7 @@ import (
 // bytes of kernel parameters that CUDA 12.1 allows on Volta and later.
 const MaxKernarg = 32764
 
-// A kernarg image past a queue slot's rocr.KernargSlotSize goes to an
+// A kernarg image past a queue slot's spi.KernargSlotSize goes to an
 // area of the stream's own, taken from the agent's kernarg pool in one of
 // three size classes (8, 16 and 32 KiB) and kept for reuse once its packet
 // completed: a launch allocates nothing once the stream has the areas its

@@ -2,9 +2,9 @@ package core
 
 import (
 	"github.com/hipgo/hipgo/internal/hostmem"
-	"github.com/hipgo/hipgo/rocr"
 	"github.com/hipgo/hipgo/rocr/aql"
 	"github.com/hipgo/hipgo/rocr/argext"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Launch is a kernel dispatch being assembled on a stream; gpu/module uses
@@ -14,7 +14,7 @@ import (
 type Launch struct {
 	s       *Stream
 	fence   *Fence
-	kernarg [rocr.KernargSlotSize]byte
+	kernarg [spi.KernargSlotSize]byte
 	area    kernargArea // the image, when it is larger than kernarg (KernargFor)
 	deps    []*Fence
 	cap     *Capture // the stream captures: Commit records a node
@@ -89,7 +89,7 @@ func (s *Stream) BeginLaunch(op string) (*Launch, error) {
 // and holds until it completes. The caller checked n against the agent's
 // limit.
 func (l *Launch) KernargFor(n int) ([]byte, error) {
-	if n <= rocr.KernargSlotSize {
+	if n <= spi.KernargSlotSize {
 		return l.kernarg[:n], nil
 	}
 	l.dropArea()

@@ -375,7 +375,7 @@ func initMem[T any](m *Mem, dev *gpu.Device, n int, op string, host bool, pick f
 	return nil
 }
 
-func hostOrDevicePool(dev *gpu.Device, flags rocr.GlobalFlag, host bool) (*rocr.Pool, error) {
+func hostOrDevicePool(dev *gpu.Device, flags hsa.GlobalFlag, host bool) (*rocr.Pool, error) {
 	for _, p := range dev.Agent().Pools() {
 		in := p.Info()
 		if in.Segment == hsa.SegmentGlobal && in.Flags&flags == flags && in.Flags&hsa.FlagKernargInit == 0 && in.Host == host && in.AllocAllowed {

@@ -6,7 +6,7 @@ import (
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/internal/errs"
 	"github.com/hipgo/hipgo/internal/hostref"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/hsa"
 )
 
 // Destroy waits for the stream's work and releases it (hipStreamDestroy).
@@ -60,7 +60,7 @@ func (s *Stream) destroy() (aborted, err error) {
 	aborted = s.abortCapture()
 	s.closed = true
 	s.backstop.Stop()
-	// An abandoned kernel (rocr.ErrAbandoned) is reported, whoever
+	// An abandoned kernel (hsa.ErrAbandoned) is reported, whoever
 	// destroyed the queue.
 	var abandoned error
 	if Valid(s.dev, s.gen) != nil && !s.q.Destroyed() {
@@ -81,7 +81,7 @@ func (s *Stream) destroy() (aborted, err error) {
 		s.tail = nil
 	}
 	s.fences.Flush()
-	if !errors.Is(abandoned, rocr.ErrAbandoned) {
+	if !errors.Is(abandoned, hsa.ErrAbandoned) {
 		s.freePrintf(Valid(s.dev, s.gen) == nil)
 		s.freeAreas() // an abandoned kernel may still read its area
 	} else {
@@ -96,7 +96,7 @@ func (s *Stream) destroy() (aborted, err error) {
 		f()
 	}
 	Unregister(s.dev, s.ref)
-	if errors.Is(abandoned, rocr.ErrAbandoned) {
+	if errors.Is(abandoned, hsa.ErrAbandoned) {
 		return aborted, errs.Wrap("stream destroy", abandoned)
 	}
 	if s.q.Destroyed() {

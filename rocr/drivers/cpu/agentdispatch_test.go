@@ -142,23 +142,23 @@ func TestAgentDispatchErrors(t *testing.T) {
 		is   error
 		msg  string
 	}{
-		{"copy past the end", aql.CopyWork{Dst: uint64(buf.Base), Src: uint64(buf.Base), Bytes: n + 1}.Call(), rocr.ErrInvalidArgument, "past the end"},
-		{"copy into the next buffer", aql.CopyWork{Dst: uint64(buf.Base) + n - 8, Src: uint64(buf.Base), Bytes: 16}.Call(), rocr.ErrInvalidArgument, "destination"},
-		{"copy from nowhere", aql.CopyWork{Dst: uint64(buf.Base), Src: 0x1000, Bytes: 8}.Call(), rocr.ErrInvalidAllocation, "source"},
-		{"copy to null", aql.CopyWork{Src: uint64(buf.Base), Bytes: 8}.Call(), rocr.ErrInvalidArgument, "null"},
-		{"copy overflow", aql.CopyWork{Dst: uint64(buf.Base), Src: uint64(buf.Base), Bytes: ^uint64(0) - 4}.Call(), rocr.ErrInvalidArgument, "overflows"},
-		{"copy from an unpinned host id", aql.CopyWork{Dst: uint64(buf.Base), Src: 1 << 40, Bytes: 8, Flags: aql.CopySrcHost}.Call(), rocr.ErrInvalidArgument, "not pinned"},
-		{"copy past a host buffer", aql.CopyWork{Dst: shortID, Src: uint64(buf.Base), Bytes: 16, Flags: aql.CopyDstHost}.Call(), rocr.ErrInvalidArgument, "shorter"},
-		{"fill past the end", aql.FillWork{Dst: uint64(buf.Base), Pattern: 1, Count: n/4 + 1, ElemSize: 4}.Call(), rocr.ErrInvalidArgument, "past the end"},
-		{"fill element size 3", aql.FillWork{Dst: uint64(buf.Base), Pattern: 1, Count: 1, ElemSize: 3}.Call(), rocr.ErrInvalidArgument, "element size"},
-		{"fill overflow", aql.FillWork{Dst: uint64(buf.Base), Pattern: 1, Count: 1 << 62, ElemSize: 8}.Call(), rocr.ErrInvalidArgument, "overflow"},
-		{"unknown callback", aql.CallbackWork{ID: 1 << 50}.Call(), rocr.ErrInvalidArgument, "no callback"},
+		{"copy past the end", aql.CopyWork{Dst: uint64(buf.Base), Src: uint64(buf.Base), Bytes: n + 1}.Call(), hsa.ErrInvalidArgument, "past the end"},
+		{"copy into the next buffer", aql.CopyWork{Dst: uint64(buf.Base) + n - 8, Src: uint64(buf.Base), Bytes: 16}.Call(), hsa.ErrInvalidArgument, "destination"},
+		{"copy from nowhere", aql.CopyWork{Dst: uint64(buf.Base), Src: 0x1000, Bytes: 8}.Call(), hsa.ErrInvalidAllocation, "source"},
+		{"copy to null", aql.CopyWork{Src: uint64(buf.Base), Bytes: 8}.Call(), hsa.ErrInvalidArgument, "null"},
+		{"copy overflow", aql.CopyWork{Dst: uint64(buf.Base), Src: uint64(buf.Base), Bytes: ^uint64(0) - 4}.Call(), hsa.ErrInvalidArgument, "overflows"},
+		{"copy from an unpinned host id", aql.CopyWork{Dst: uint64(buf.Base), Src: 1 << 40, Bytes: 8, Flags: aql.CopySrcHost}.Call(), hsa.ErrInvalidArgument, "not pinned"},
+		{"copy past a host buffer", aql.CopyWork{Dst: shortID, Src: uint64(buf.Base), Bytes: 16, Flags: aql.CopyDstHost}.Call(), hsa.ErrInvalidArgument, "shorter"},
+		{"fill past the end", aql.FillWork{Dst: uint64(buf.Base), Pattern: 1, Count: n/4 + 1, ElemSize: 4}.Call(), hsa.ErrInvalidArgument, "past the end"},
+		{"fill element size 3", aql.FillWork{Dst: uint64(buf.Base), Pattern: 1, Count: 1, ElemSize: 3}.Call(), hsa.ErrInvalidArgument, "element size"},
+		{"fill overflow", aql.FillWork{Dst: uint64(buf.Base), Pattern: 1, Count: 1 << 62, ElemSize: 8}.Call(), hsa.ErrInvalidArgument, "overflow"},
+		{"unknown callback", aql.CallbackWork{ID: 1 << 50}.Call(), hsa.ErrInvalidArgument, "no callback"},
 		{"callback error", aql.CallbackWork{ID: hostref.RegisterCallback(func() error { return boom })}.Call(), boom, "boom"},
-		{"callback panic", aql.CallbackWork{ID: hostref.RegisterCallback(func() error { panic("bang") })}.Call(), rocr.ErrKernelFailed, "bang"},
-		{"unknown native call", aql.NativeWork{ID: 1 << 50}.Call(), rocr.ErrInvalidArgument, "no native call"},
+		{"callback panic", aql.CallbackWork{ID: hostref.RegisterCallback(func() error { panic("bang") })}.Call(), hsa.ErrKernelFailed, "bang"},
+		{"unknown native call", aql.NativeWork{ID: 1 << 50}.Call(), hsa.ErrInvalidArgument, "no native call"},
 		{"native call error", aql.NativeWork{ID: hostref.RegisterNative(func(uintptr) error { return boom })}.Call(), boom, "boom"},
-		{"native call panic", aql.NativeWork{ID: hostref.RegisterNative(func(uintptr) error { panic("bang") })}.Call(), rocr.ErrKernelFailed, "bang"},
-		{"unknown function", aql.AgentCall{Func: 0x8fff}, rocr.ErrInvalidPacket, "0x8fff"},
+		{"native call panic", aql.NativeWork{ID: hostref.RegisterNative(func(uintptr) error { panic("bang") })}.Call(), hsa.ErrKernelFailed, "bang"},
+		{"unknown function", aql.AgentCall{Func: 0x8fff}, hsa.ErrInvalidPacket, "0x8fff"},
 	} {
 		err := runAgent(t, ag, tc.call)
 		if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.msg) {
@@ -188,10 +188,10 @@ func TestAgentCopyOwnership(t *testing.T) {
 	buf.SetLabel("buffer c")
 	fine := alloc(t, ag, hsa.FlagFineGrained, 64)
 	err := runAgent(t, other, aql.CopyWork{Dst: uint64(fine.Base), Src: uint64(buf.Base), Bytes: 64}.Call())
-	if !errors.Is(err, rocr.ErrNotOwner) || !strings.Contains(err.Error(), "buffer c") || !strings.Contains(err.Error(), other.String()) {
+	if !errors.Is(err, hsa.ErrNotOwner) || !strings.Contains(err.Error(), "buffer c") || !strings.Contains(err.Error(), other.String()) {
 		t.Errorf("copy from another agent's memory: %v", err)
 	}
-	if err := runAgent(t, other, aql.FillWork{Dst: uint64(buf.Base), Count: 64, ElemSize: 1}.Call()); !errors.Is(err, rocr.ErrNotOwner) {
+	if err := runAgent(t, other, aql.FillWork{Dst: uint64(buf.Base), Count: 64, ElemSize: 1}.Call()); !errors.Is(err, hsa.ErrNotOwner) {
 		t.Errorf("fill of another agent's memory: %v", err)
 	}
 	if err := buf.Transfer(other); err != nil {
@@ -221,7 +221,7 @@ func TestDispatchHugeGrid(t *testing.T) {
 	if _, ok := sig.WaitTimed(hsa.CondEQ, 0, 10*time.Second, hsa.WaitBlocked); !ok {
 		t.Fatal("huge grid still running")
 	}
-	if err := sig.Err(); !errors.Is(err, rocr.ErrInvalidArgument) {
+	if err := sig.Err(); !errors.Is(err, hsa.ErrInvalidArgument) {
 		t.Errorf("huge grid: %v", err)
 	}
 }

@@ -29,7 +29,7 @@ var vadd = kernel.Define("test_vector_add", func(g *kernel.Block, a *addArgs) {
 
 func setup(t testing.TB) *rocr.Agent { return cputest.Agent(t) }
 
-func alloc(t testing.TB, a *rocr.Agent, flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
+func alloc(t testing.TB, a *rocr.Agent, flags hsa.GlobalFlag, n uint64) *rocr.Allocation {
 	p, err := a.Pool(hsa.SegmentGlobal, flags)
 	if err != nil {
 		t.Fatal(err)

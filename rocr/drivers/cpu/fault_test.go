@@ -169,7 +169,7 @@ func TestBadKernelGrace(t *testing.T) {
 	ag := setup(t)
 	t.Setenv("HIPGO_KERNEL_GRACE", "soon")
 	_, err := ag.CreateQueue(64, hsa.QueueMulti, nil)
-	require.ErrorIs(t, err, rocr.ErrInvalidArgument)
+	require.ErrorIs(t, err, hsa.ErrInvalidArgument)
 	assert.Contains(t, err.Error(), `HIPGO_KERNEL_GRACE="soon"`)
 }
 

@@ -44,7 +44,7 @@ func TestInitShutdownKeepsAddressSpace(t *testing.T) {
 		ags, err := rocr.Agents()
 		require.NoError(t, err)
 		for _, a := range ags {
-			for _, flags := range []rocr.GlobalFlag{hsa.FlagCoarseGrained, hsa.FlagFineGrained, hsa.FlagKernargInit} {
+			for _, flags := range []hsa.GlobalFlag{hsa.FlagCoarseGrained, hsa.FlagFineGrained, hsa.FlagKernargInit} {
 				p, err := a.Pool(hsa.SegmentGlobal, flags)
 				require.NoError(t, err)
 				for _, n := range []uint64{256, 64 << 10, 2 << 20} {

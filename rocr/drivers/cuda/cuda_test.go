@@ -29,7 +29,7 @@ func setupFault(tb testing.TB, faulting bool) *rocr.Agent {
 	tb.Helper()
 	tb.Setenv("HIPGO_DRIVER", "cuda")
 	if err := rocr.Init(); err != nil {
-		if errors.Is(err, rocr.ErrNotSupported) || errors.Is(err, rocr.ErrNoAgent) {
+		if errors.Is(err, hsa.ErrNotSupported) || errors.Is(err, hsa.ErrNoAgent) {
 			testenv.Requiref(tb, "cuda", "no cuda agent: %v", err)
 		}
 		tb.Fatal(err)
@@ -50,7 +50,7 @@ func setupFault(tb testing.TB, faulting bool) *rocr.Agent {
 	return ags[0]
 }
 
-func alloc(tb testing.TB, a *rocr.Agent, flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
+func alloc(tb testing.TB, a *rocr.Agent, flags hsa.GlobalFlag, n uint64) *rocr.Allocation {
 	tb.Helper()
 	p, err := a.Pool(hsa.SegmentGlobal, flags)
 	if err != nil {
@@ -98,7 +98,7 @@ func wait(tb testing.TB, s *rocr.Signal) error {
 	return s.Err()
 }
 
-func dispatch(q *rocr.Queue, k *rocr.KernelSymbol, args []byte, grid, block uint32, sig *rocr.Signal) {
+func dispatch(q *rocr.Queue, k *hsa.KernelSymbol, args []byte, grid, block uint32, sig *rocr.Signal) {
 	id, _ := q.Reserve()
 	ka := q.Kernarg(id)
 	copy(hostmem.Bytes(ka, uintptr(len(args))), args)
@@ -154,15 +154,15 @@ func copyHost(tb testing.TB, q *rocr.Queue, dst, src uint64, n uint64, b []byte,
 func f32bytes(v []float32) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v)) }
 
 // library loads the kernel library's PTX for the agent.
-func library(tb testing.TB, a *rocr.Agent) (empty, vadd *rocr.KernelSymbol) {
+func library(tb testing.TB, a *rocr.Agent) (empty, vadd *hsa.KernelSymbol) {
 	tb.Helper()
 	ptx := kernels.PTXsm90
 	if a.ISA() < "sm_90" {
 		ptx = kernels.PTXsm80
 	}
-	code := &rocr.Code{Kind: hsa.CodePTX, Name: "kernels.ptx", Target: a.ISA(), Data: []byte(ptx), Kernels: []rocr.KernelSymbol{
+	code := &hsa.Code{Kind: hsa.CodePTX, Name: "kernels.ptx", Target: a.ISA(), Data: []byte(ptx), Kernels: []hsa.KernelSymbol{
 		{Name: "empty"},
-		{Name: "vector_add", Args: []rocr.KernelArg{
+		{Name: "vector_add", Args: []hsa.KernelArg{
 			{Name: "a", Offset: 0, Size: 8, Kind: hsa.ArgGlobalBuffer},
 			{Name: "b", Offset: 8, Size: 8, Kind: hsa.ArgGlobalBuffer},
 			{Name: "c", Offset: 16, Size: 8, Kind: hsa.ArgGlobalBuffer},
@@ -215,7 +215,7 @@ func TestAgentProperties(t *testing.T) {
 	if info.ClockMHz <= 0 || info.MemoryBusWidth <= 0 || info.MaxGridSize[0] < 1<<31 || !info.Profiling {
 		t.Errorf("clock %d bus %d grid %v profiling %v", info.ClockMHz, info.MemoryBusWidth, info.MaxGridSize, info.Profiling)
 	}
-	for _, f := range []rocr.GlobalFlag{hsa.FlagCoarseGrained, hsa.FlagFineGrained, hsa.FlagKernargInit} {
+	for _, f := range []hsa.GlobalFlag{hsa.FlagCoarseGrained, hsa.FlagFineGrained, hsa.FlagKernargInit} {
 		if _, err := a.Pool(hsa.SegmentGlobal, f); err != nil {
 			t.Error(err)
 		}
@@ -457,18 +457,18 @@ func TestHostCallback(t *testing.T) {
 
 func TestLoadErrors(t *testing.T) {
 	a := setup(t)
-	bad := &rocr.Code{Kind: hsa.CodePTX, Name: "bad.ptx", Target: a.ISA(), Data: []byte(".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry broken()\n{\n\tmov.u32 %r1, 1;\n\tret;\n}\n"), Kernels: []rocr.KernelSymbol{{Name: "broken"}}}
+	bad := &hsa.Code{Kind: hsa.CodePTX, Name: "bad.ptx", Target: a.ISA(), Data: []byte(".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry broken()\n{\n\tmov.u32 %r1, 1;\n\tret;\n}\n"), Kernels: []hsa.KernelSymbol{{Name: "broken"}}}
 	_, err := a.Load(bad)
-	if err == nil || !errors.Is(err, rocr.ErrInvalidCodeObject) || !strings.Contains(err.Error(), "JIT log:\n") || !strings.Contains(strings.SplitN(err.Error(), "JIT log:\n", 2)[1], "error") {
+	if err == nil || !errors.Is(err, hsa.ErrInvalidCodeObject) || !strings.Contains(err.Error(), "JIT log:\n") || !strings.Contains(strings.SplitN(err.Error(), "JIT log:\n", 2)[1], "error") {
 		t.Fatalf("bad PTX: %v", err)
 	}
 	t.Log(err)
-	_, err = a.Load(&rocr.Code{Kind: hsa.CodeAMDGPU, Name: "k.hsaco", Target: "gfx90a"})
-	if !errors.Is(err, rocr.ErrNotSupported) {
+	_, err = a.Load(&hsa.Code{Kind: hsa.CodeAMDGPU, Name: "k.hsaco", Target: "gfx90a"})
+	if !errors.Is(err, hsa.ErrNotSupported) {
 		t.Fatalf("AMDGPU code: %v", err)
 	}
-	_, err = a.Load(&rocr.Code{Kind: hsa.CodePTX, Name: "k.ptx", Data: []byte(kernels.PTXsm80), Kernels: []rocr.KernelSymbol{{Name: "no_such_kernel"}}})
-	if !errors.Is(err, rocr.ErrInvalidArgument) {
+	_, err = a.Load(&hsa.Code{Kind: hsa.CodePTX, Name: "k.ptx", Data: []byte(kernels.PTXsm80), Kernels: []hsa.KernelSymbol{{Name: "no_such_kernel"}}})
+	if !errors.Is(err, hsa.ErrInvalidArgument) {
 		t.Fatalf("missing kernel: %v", err)
 	}
 }

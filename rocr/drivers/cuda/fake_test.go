@@ -69,11 +69,11 @@ const fakePTX = `.version 7.8
 
 // fillKernel loads fakecuda_fill(dst, value, n), which the fake carries
 // out: dst[i] = value for i < n.
-func fillKernel(tb testing.TB, a *rocr.Agent) *rocr.KernelSymbol {
+func fillKernel(tb testing.TB, a *rocr.Agent) *hsa.KernelSymbol {
 	tb.Helper()
-	exe, err := a.Load(&rocr.Code{Kind: hsa.CodePTX, Name: "fake.ptx", Target: a.ISA(), Data: []byte(fakePTX), Kernels: []rocr.KernelSymbol{{
+	exe, err := a.Load(&hsa.Code{Kind: hsa.CodePTX, Name: "fake.ptx", Target: a.ISA(), Data: []byte(fakePTX), Kernels: []hsa.KernelSymbol{{
 		Name: "fakecuda_fill",
-		Args: []rocr.KernelArg{{Name: "dst", Offset: 0, Size: 8, Kind: hsa.ArgGlobalBuffer}, {Name: "value", Offset: 8, Size: 4}, {Name: "n", Offset: 12, Size: 4}},
+		Args: []hsa.KernelArg{{Name: "dst", Offset: 0, Size: 8, Kind: hsa.ArgGlobalBuffer}, {Name: "value", Offset: 8, Size: 4}, {Name: "n", Offset: 12, Size: 4}},
 	}}})
 	require.NoError(tb, err)
 	tb.Cleanup(func() { _ = exe.Destroy() })
@@ -82,7 +82,7 @@ func fillKernel(tb testing.TB, a *rocr.Agent) *rocr.KernelSymbol {
 	return k
 }
 
-func fill(q *rocr.Queue, k *rocr.KernelSymbol, dst uint64, value, n uint32, sig *rocr.Signal) {
+func fill(q *rocr.Queue, k *hsa.KernelSymbol, dst uint64, value, n uint32, sig *rocr.Signal) {
 	args := struct {
 		dst      uint64
 		value, n uint32
@@ -110,7 +110,7 @@ func TestFakeOpenFailures(t *testing.T) {
 		_ = rocr.ShutDown()
 	}
 	require.Error(t, err, "Init with cuInit failing")
-	assert.True(t, errors.Is(err, rocr.ErrNotSupported) || errors.Is(err, rocr.ErrNoAgent), "%v", err)
+	assert.True(t, errors.Is(err, hsa.ErrNotSupported) || errors.Is(err, hsa.ErrNoAgent), "%v", err)
 	assert.Contains(t, err.Error(), "cuInit")
 
 	a := setup(t)
@@ -129,7 +129,7 @@ func TestFakeOpenFailures(t *testing.T) {
 	assert.Contains(t, err.Error(), "cuStreamCreate")
 
 	f.Fail(t, "cuModuleGetFunction", 1, fakecuda.ErrorInvalidValue)
-	_, err = a.Load(&rocr.Code{Kind: hsa.CodePTX, Name: "fake.ptx", Data: []byte(fakePTX), Kernels: []rocr.KernelSymbol{{Name: "fakecuda_fill"}}})
+	_, err = a.Load(&hsa.Code{Kind: hsa.CodePTX, Name: "fake.ptx", Data: []byte(fakePTX), Kernels: []hsa.KernelSymbol{{Name: "fakecuda_fill"}}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "cuModuleGetFunction")
 
@@ -157,7 +157,7 @@ func TestFakeLaunchFailure(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "cuLaunchKernel")
 	assert.Contains(t, err.Error(), "CUDA_ERROR_INVALID_VALUE")
-	assert.NotErrorIs(t, err, rocr.ErrDeviceLost)
+	assert.NotErrorIs(t, err, hsa.ErrDeviceLost)
 	assert.Error(t, q.Err())
 
 	q2 := queue(t, a, 64)
@@ -281,14 +281,14 @@ func faultInFlight(t *testing.T, f *fakecuda.Fake, a *rocr.Agent) {
 	for i, s := range append(sigs[1:], rec, last) {
 		err := wait(t, s)
 		require.Error(t, err, "signal %d behind the fault", i+1)
-		assert.ErrorIs(t, err, rocr.ErrDeviceLost, "signal %d", i+1)
+		assert.ErrorIs(t, err, hsa.ErrDeviceLost, "signal %d", i+1)
 	}
 	for _, q := range []*rocr.Queue{q1, q2} {
 		deadline := time.Now().Add(5 * time.Second)
 		for q.Err() == nil && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
-		assert.ErrorIs(t, q.Err(), rocr.ErrDeviceLost, "queue %d", q.ID())
+		assert.ErrorIs(t, q.Err(), hsa.ErrDeviceLost, "queue %d", q.ID())
 	}
 }
 
@@ -318,7 +318,7 @@ func TestFakeFaultKeptByDriver(t *testing.T) {
 	faultInFlight(t, f, a)
 	err := a.Reset()
 	require.Error(t, err)
-	assert.ErrorIs(t, err, rocr.ErrDeviceLost)
+	assert.ErrorIs(t, err, hsa.ErrDeviceLost)
 	assert.Contains(t, err.Error(), "restart the process")
 	assert.Error(t, a.Lost())
 }

@@ -35,7 +35,7 @@ func agentWorkSetup(t *testing.T) (*fakeHSA, *rocr.Agent, *rocr.Queue, func(int6
 	return f, ag, q, sig
 }
 
-func allocIn(t *testing.T, ag *rocr.Agent, flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
+func allocIn(t *testing.T, ag *rocr.Agent, flags hsa.GlobalFlag, n uint64) *rocr.Allocation {
 	p, err := ag.Pool(hsa.SegmentGlobal, flags)
 	require.NoError(t, err)
 	al, err := p.Allocate(n)
@@ -137,10 +137,10 @@ func TestQueueAgentWorkErrors(t *testing.T) {
 	// Refused before the work starts: the caller sees the error at once.
 	bad := aql.CopyWork{Dst: uint64(dev.Base), Src: uint64(dev.Base), Bytes: 128}.Call().Packet(0)
 	_, err := q.Submit(unsafe.Pointer(&bad), agentHeader)
-	assert.ErrorIs(t, err, rocr.ErrInvalidArgument, "a copy past its allocation")
+	assert.ErrorIs(t, err, hsa.ErrInvalidArgument, "a copy past its allocation")
 	odd := aql.FillWork{Dst: uint64(dev.Base), Count: 4, ElemSize: 3}.Call().Packet(0)
 	_, err = q.Submit(unsafe.Pointer(&odd), agentHeader)
-	assert.ErrorIs(t, err, rocr.ErrInvalidArgument, "a 3-byte element")
+	assert.ErrorIs(t, err, hsa.ErrInvalidArgument, "a 3-byte element")
 
 	// Failing later: the packet's signal carries the error, and the queue
 	// goes on.
@@ -226,7 +226,7 @@ func TestQueueAgentWorkRacing(t *testing.T) {
 	}()
 	time.Sleep(5 * time.Millisecond)
 	require.NoError(t, q.Destroy())
-	assert.ErrorIs(t, <-stop, rocr.ErrInvalidQueue)
+	assert.ErrorIs(t, <-stop, hsa.ErrInvalidQueue)
 }
 
 // A callback with a failure hook that a hardware queue never runs (the
@@ -261,7 +261,7 @@ func TestQueueCallbackFailureHook(t *testing.T) {
 	require.NoError(t, q.Destroy())
 	select {
 	case err := <-hooked:
-		assert.ErrorIs(t, err, rocr.ErrInvalidQueue, "%v", err)
+		assert.ErrorIs(t, err, hsa.ErrInvalidQueue, "%v", err)
 	case <-time.After(5 * time.Second):
 		t.Fatal("the held callback's hook did not run")
 	}

@@ -3,10 +3,9 @@ package rocm
 import (
 	"testing"
 
+	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/hipgo/hipgo/rocr"
 )
 
 // AMD agents have neither thread-block clusters nor parameters past the
@@ -21,8 +20,8 @@ func TestNoClusters(t *testing.T) {
 	assert.Zero(t, ag.Info().MaxClusterSize)
 	assert.Zero(t, ag.Info().MaxKernargSize, "KernargSlotSize")
 	err := ag.AllowNonPortableClusters(&ks[0], true)
-	assert.ErrorIs(t, err, rocr.ErrNotSupported)
+	assert.ErrorIs(t, err, hsa.ErrNotSupported)
 	assert.ErrorContains(t, err, ag.String())
 	_, err = ag.MaxPotentialClusterSize(&ks[0], [3]uint32{8, 1, 1}, [3]uint32{64, 1, 1}, 0)
-	assert.ErrorIs(t, err, rocr.ErrNotSupported)
+	assert.ErrorIs(t, err, hsa.ErrNotSupported)
 }

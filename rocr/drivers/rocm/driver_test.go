@@ -103,7 +103,7 @@ func TestOpenAgentsAndPools(t *testing.T) {
 	type pw struct {
 		h     poolH
 		seg   hsa.Segment
-		flags rocr.GlobalFlag
+		flags hsa.GlobalFlag
 		host  bool
 		allow []agentH
 	}
@@ -152,7 +152,7 @@ func TestOpenPoolVariants(t *testing.T) {
 			gpu.access[p] = accessNeverAllowed
 		}
 		_, _, err := openFake(t, f)
-		if !errors.Is(err, rocr.ErrNotSupported) || !strings.Contains(err.Error(), "fine-grained and kernarg") {
+		if !errors.Is(err, hsa.ErrNotSupported) || !strings.Contains(err.Error(), "fine-grained and kernarg") {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -176,7 +176,7 @@ func TestOpenPoolVariants(t *testing.T) {
 		f := newFake()
 		f.agents[1].feature = 0 // a GPU without kernel dispatch
 		_, _, err := openFake(t, f)
-		if !errors.Is(err, rocr.ErrNoAgent) || !strings.Contains(err.Error(), "no AMD agent") {
+		if !errors.Is(err, hsa.ErrNoAgent) || !strings.Contains(err.Error(), "no AMD agent") {
 			t.Fatalf("err = %v", err)
 		}
 		if c := f.callLog(); c[len(c)-1] != "shut_down" {
@@ -189,7 +189,7 @@ func TestOpenInitFailure(t *testing.T) {
 	f := newFake()
 	f.initStatus = hsaStatus(hsa.StatusErrorOutOfResources)
 	_, _, err := openFake(t, f)
-	if !errors.Is(err, rocr.ErrNoAgent) {
+	if !errors.Is(err, hsa.ErrNoAgent) {
 		t.Fatalf("err = %v, want ErrNoAgent", err)
 	}
 	if !strings.Contains(err.Error(), "no AMD agent: "+fakeStatusText) {
@@ -332,7 +332,7 @@ func TestQueueErrors(t *testing.T) {
 	queueError(hsaStatus(hsa.StatusErrorMemoryFault), hq.q, hq.key)
 	select {
 	case err := <-got:
-		if !errors.Is(err, rocr.ErrKernelFailed) || hsa.StatusOf(err) != hsa.StatusErrorException || !strings.Contains(err.Error(), "fake text") {
+		if !errors.Is(err, hsa.ErrKernelFailed) || hsa.StatusOf(err) != hsa.StatusErrorException || !strings.Contains(err.Error(), "fake text") {
 			t.Errorf("queue error %v", err)
 		}
 	case <-time.After(5 * time.Second):
@@ -357,7 +357,7 @@ func TestQueueErrors(t *testing.T) {
 	for q2.Err() == nil && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	if !errors.Is(q2.Err(), rocr.ErrInvalidPacket) {
+	if !errors.Is(q2.Err(), hsa.ErrInvalidPacket) {
 		t.Errorf("queue error %v", q2.Err())
 	}
 	// Unknown data (a destroyed queue) is ignored.
@@ -371,7 +371,7 @@ func TestQueueCreateFails(t *testing.T) {
 	f.fail["QueueCreate"] = hsaStatus(hsa.StatusErrorOutOfResources)
 	f.mu.Unlock()
 	_, err := ag.CreateQueue(64, hsa.QueueMulti, nil)
-	if !errors.Is(err, rocr.ErrOutOfResources) || !strings.Contains(err.Error(), "hsa_queue_create") {
+	if !errors.Is(err, hsa.ErrOutOfResources) || !strings.Contains(err.Error(), "hsa_queue_create") {
 		t.Fatalf("err = %v", err)
 	}
 	n := 0
@@ -386,9 +386,9 @@ func TestLoad(t *testing.T) {
 	ag := initFake(t, f)
 	f.symbols["vector_add.kd"] = fakeSymbol{obj: 0x7f12_3456_0000, kaSize: 280, kaAlign: 8, group: 256, priv: 16}
 	elf := []byte("\x7fELF\x02\x01\x01\x40 a code object")
-	args := []rocr.KernelArg{{Name: "a", Offset: 0, Size: 8, Kind: hsa.ArgGlobalBuffer}}
-	code := &rocr.Code{Kind: hsa.CodeAMDGPU, Name: "va.co", Target: "gfx90a", Data: slices.Clone(elf),
-		Kernels: []rocr.KernelSymbol{{Name: "vector_add", KernargSize: 24, KernargAlign: 8, Args: args}}}
+	args := []hsa.KernelArg{{Name: "a", Offset: 0, Size: 8, Kind: hsa.ArgGlobalBuffer}}
+	code := &hsa.Code{Kind: hsa.CodeAMDGPU, Name: "va.co", Target: "gfx90a", Data: slices.Clone(elf),
+		Kernels: []hsa.KernelSymbol{{Name: "vector_add", KernargSize: 24, KernargAlign: 8, Args: args}}}
 	exe, err := ag.Load(code)
 	if err != nil {
 		t.Fatal(err)
@@ -432,14 +432,14 @@ func TestLoad(t *testing.T) {
 
 	for _, tc := range []struct {
 		name string
-		code *rocr.Code
+		code *hsa.Code
 		is   error
 		text string
 	}{
-		{"missing kernel", &rocr.Code{Kind: hsa.CodeAMDGPU, Name: "x.co", Data: elf, Kernels: []rocr.KernelSymbol{{Name: "nope"}}}, rocr.ErrInvalidArgument, `"nope.kd"`},
-		{"not an ELF", &rocr.Code{Kind: hsa.CodeAMDGPU, Name: "x.co", Target: "gfx90a", Data: []byte("junk")}, rocr.ErrInvalidCodeObject, "onto gfx90a"},
-		{"PTX", &rocr.Code{Kind: hsa.CodePTX, Name: "x.ptx", Target: "sm_90", Data: []byte(".version")}, rocr.ErrNotSupported, "not ptx code"},
-		{"empty", &rocr.Code{Kind: hsa.CodeAMDGPU, Name: "x.co"}, rocr.ErrInvalidCodeObject, "empty"},
+		{"missing kernel", &hsa.Code{Kind: hsa.CodeAMDGPU, Name: "x.co", Data: elf, Kernels: []hsa.KernelSymbol{{Name: "nope"}}}, hsa.ErrInvalidArgument, `"nope.kd"`},
+		{"not an ELF", &hsa.Code{Kind: hsa.CodeAMDGPU, Name: "x.co", Target: "gfx90a", Data: []byte("junk")}, hsa.ErrInvalidCodeObject, "onto gfx90a"},
+		{"PTX", &hsa.Code{Kind: hsa.CodePTX, Name: "x.ptx", Target: "sm_90", Data: []byte(".version")}, hsa.ErrNotSupported, "not ptx code"},
+		{"empty", &hsa.Code{Kind: hsa.CodeAMDGPU, Name: "x.co"}, hsa.ErrInvalidCodeObject, "empty"},
 	} {
 		_, err := ag.Load(tc.code)
 		if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.text) {
@@ -469,7 +469,7 @@ func TestCopyAndFill(t *testing.T) {
 		t.Cleanup(func() { _ = s.Destroy() })
 		return s
 	}
-	alloc := func(flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
+	alloc := func(flags hsa.GlobalFlag, n uint64) *rocr.Allocation {
 		p, err := ag.Pool(hsa.SegmentGlobal, flags)
 		if err != nil {
 			t.Fatal(err)
@@ -534,9 +534,9 @@ func TestCopyAndFill(t *testing.T) {
 		deps     []spi.Signal
 		is       error
 	}{
-		{"soft signal", dev.Base, host.Base, 64, []spi.Signal{soft}, rocr.ErrInvalidSignal},
-		{"Go memory", uintptr(unsafe.Pointer(&goMem[0])), host.Base, 64, nil, rocr.ErrInvalidAllocation},
-		{"past the end", dev.Base + 4000, host.Base, 200, nil, rocr.ErrInvalidArgument},
+		{"soft signal", dev.Base, host.Base, 64, []spi.Signal{soft}, hsa.ErrInvalidSignal},
+		{"Go memory", uintptr(unsafe.Pointer(&goMem[0])), host.Base, 64, nil, hsa.ErrInvalidAllocation},
+		{"past the end", dev.Base + 4000, host.Base, 200, nil, hsa.ErrInvalidArgument},
 	} {
 		if err := cp.CopyAsync(tc.dst, tc.src, tc.n, tc.deps, nil); !errors.Is(err, tc.is) {
 			t.Errorf("%s: err = %v", tc.name, err)
@@ -585,7 +585,7 @@ func TestCopyAndFill(t *testing.T) {
 	if src[0] != 0xef || src[1] != 0xbe || src[19] != 0xbe || src[20] != byte(20*7) || hdone.Err() != nil {
 		t.Errorf("host fill: % x (err %v)", src[:24], hdone.Err())
 	}
-	if err := cp.FillAsync(dev.Base, 0, 1, 3, nil, nil); !errors.Is(err, rocr.ErrInvalidArgument) {
+	if err := cp.FillAsync(dev.Base, 0, 1, 3, nil, nil); !errors.Is(err, hsa.ErrInvalidArgument) {
 		t.Errorf("element size 3: %v", err)
 	}
 }
@@ -672,7 +672,7 @@ func TestSignalBackend(t *testing.T) {
 	if s2.Load() != 0 || s2.Add(1) != 0 || s2.Wait(hsa.CondEQ, 1, 0, 0) != 0 || s2.Destroy() != nil {
 		t.Error("signal operations after close")
 	}
-	if _, err := a.NewSignal(0); !errors.Is(err, rocr.ErrNotInitialized) {
+	if _, err := a.NewSignal(0); !errors.Is(err, hsa.ErrNotInitialized) {
 		t.Errorf("NewSignal after close: %v", err)
 	}
 	a.rt.alive.Store(true)
@@ -700,7 +700,7 @@ func TestShutDownReleasesEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.symbols["k.kd"] = fakeSymbol{obj: 1}
-	if _, err := ag.Load(&rocr.Code{Kind: hsa.CodeAMDGPU, Name: "k", Data: []byte("\x7fELF"), Kernels: []rocr.KernelSymbol{{Name: "k"}}}); err != nil {
+	if _, err := ag.Load(&hsa.Code{Kind: hsa.CodeAMDGPU, Name: "k", Data: []byte("\x7fELF"), Kernels: []hsa.KernelSymbol{{Name: "k"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := rocr.ShutDown(); err != nil {

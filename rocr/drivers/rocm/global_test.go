@@ -16,8 +16,8 @@ func TestLoadGlobal(t *testing.T) {
 	f.symbols["k.kd"] = fakeSymbol{obj: 1, kind: 1}
 	f.symbols["coef"] = fakeSymbol{kind: symKindVariable, addr: 0x7e00_0000_1000, size: 64}
 	f.symbols["k"] = fakeSymbol{obj: 1, kind: 1}
-	code := &rocr.Code{Kind: hsa.CodeAMDGPU, Name: "g.co", Target: "gfx90a", Data: []byte("\x7fELF\x02\x01\x01\x40 globals"),
-		Kernels: []rocr.KernelSymbol{{Name: "k"}}}
+	code := &hsa.Code{Kind: hsa.CodeAMDGPU, Name: "g.co", Target: "gfx90a", Data: []byte("\x7fELF\x02\x01\x01\x40 globals"),
+		Kernels: []hsa.KernelSymbol{{Name: "k"}}}
 	exe, err := ag.Load(code)
 	require.NoError(t, err)
 	al, err := rocr.Global(exe, "coef")

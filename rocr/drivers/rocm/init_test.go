@@ -18,7 +18,7 @@ func realLibrary(t *testing.T) hsaAPI {
 	t.Helper()
 	api, err := openLibrary()
 	if err != nil {
-		if !testenv.Required("rocm-lib") && !errors.Is(err, rocr.ErrNotSupported) || !strings.Contains(err.Error(), LibraryName) {
+		if !testenv.Required("rocm-lib") && !errors.Is(err, hsa.ErrNotSupported) || !strings.Contains(err.Error(), LibraryName) {
 			t.Errorf("a missing library must say where it looked, wrapping ErrNotSupported: %v", err)
 		}
 		testenv.Require(t, "rocm-lib", err)
@@ -47,7 +47,7 @@ func TestRealInitFails(t *testing.T) {
 	if err == nil {
 		t.Fatal("hsa_init succeeded without /dev/kfd")
 	}
-	if !errors.Is(err, rocr.ErrNoAgent) {
+	if !errors.Is(err, hsa.ErrNoAgent) {
 		t.Fatalf("err = %v, want ErrNoAgent", err)
 	}
 	text := api.StatusString(hsaStatus(hsa.StatusOf(err)))
@@ -77,11 +77,11 @@ func TestRealInitFails(t *testing.T) {
 		t.Fatalf("agents %v: want the cpu agent", as)
 	}
 	st, _ := rocr.DriverStatus()
-	if !errors.Is(st[Name], rocr.ErrNoAgent) {
+	if !errors.Is(st[Name], hsa.ErrNoAgent) {
 		t.Errorf("driver status of rocm: %v", st[Name])
 	}
 	// A second Init retries hsa_init and fails the same way.
-	if _, err := theDriver.Open(rocr.Host()); !errors.Is(err, rocr.ErrNoAgent) {
+	if _, err := theDriver.Open(rocr.Host()); !errors.Is(err, hsa.ErrNoAgent) {
 		t.Errorf("second open: %v", err)
 	}
 }
@@ -97,7 +97,7 @@ func TestRealForcedNoGPU(t *testing.T) {
 		rocr.ShutDown()
 		t.Fatal("rocr.Init succeeded with HIPGO_DRIVER=rocm and no AMD GPU")
 	}
-	if !errors.Is(err, rocr.ErrNoAgent) || !strings.Contains(err.Error(), "no AMD agent: HSA_STATUS_") {
+	if !errors.Is(err, hsa.ErrNoAgent) || !strings.Contains(err.Error(), "no AMD agent: HSA_STATUS_") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -106,11 +106,11 @@ func TestRealForcedNoGPU(t *testing.T) {
 // naming every path tried.
 func TestLibraryMissing(t *testing.T) {
 	_, err := loadLibrary([]string{"/nonexistent/libhsa-runtime64.so.1", "/also/not/here.so"})
-	if !errors.Is(err, rocr.ErrNotSupported) || !strings.Contains(err.Error(), "/nonexistent/libhsa-runtime64.so.1") || !strings.Contains(err.Error(), "/also/not/here.so") {
+	if !errors.Is(err, hsa.ErrNotSupported) || !strings.Contains(err.Error(), "/nonexistent/libhsa-runtime64.so.1") || !strings.Contains(err.Error(), "/also/not/here.so") {
 		t.Errorf("err = %v", err)
 	}
 	// A library without ROCR's functions is refused by name.
-	if _, err := loadLibrary([]string{"libc.so.6"}); !errors.Is(err, rocr.ErrNotSupported) || !strings.Contains(err.Error(), "lacks hsa_init") {
+	if _, err := loadLibrary([]string{"libc.so.6"}); !errors.Is(err, hsa.ErrNotSupported) || !strings.Contains(err.Error(), "lacks hsa_init") {
 		t.Errorf("libc as ROCR: %v", err)
 	}
 }

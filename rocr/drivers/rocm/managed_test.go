@@ -10,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/hipgo/hipgo/rocr"
 )
 
 var (
@@ -69,10 +67,10 @@ func TestManagedSVM(t *testing.T) {
 		f.mu.Unlock()
 	}
 	err = ag.Advise(uint64(al.Base)+100000, 1, hsa.AdviseSetReadMostly, nil)
-	assert.ErrorIs(t, err, rocr.ErrInvalidArgument, "outside the allocation")
+	assert.ErrorIs(t, err, hsa.ErrInvalidArgument, "outside the allocation")
 	require.NoError(t, al.Free())
 	err = ag.Prefetch(uint64(al.Base), 1, nil, 0)
-	assert.ErrorIs(t, err, rocr.ErrInvalidArgument, "freed")
+	assert.ErrorIs(t, err, hsa.ErrInvalidArgument, "freed")
 
 	f.mu.Lock()
 	f.fail["svm_attributes_set"] = hsaStatus(hsa.StatusErrorOutOfResources)
@@ -103,6 +101,6 @@ func TestManagedSVMVariants(t *testing.T) {
 		_ = d
 		_, err = ads[0].(*agent).ManagedPool()
 		require.Error(t, err)
-		assert.True(t, errors.Is(err, rocr.ErrNotSupported))
+		assert.True(t, errors.Is(err, hsa.ErrNotSupported))
 	})
 }

@@ -13,11 +13,12 @@ import (
 	"github.com/hipgo/hipgo/rocr/codeobj"
 	"github.com/hipgo/hipgo/rocr/hsa"
 	"github.com/hipgo/hipgo/rocr/internal/amdgpu"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // loadKernelLibrary loads the kernel library's code object for target into the
 // fake agent, its kernels carrying their metadata as gpu/module passes it.
-func loadKernelLibrary(t *testing.T, f *fakeHSA, ag *rocr.Agent, target string) rocr.Executable {
+func loadKernelLibrary(t *testing.T, f *fakeHSA, ag *rocr.Agent, target string) spi.Executable {
 	t.Helper()
 	b, err := os.ReadFile("../../../kernels/gen/kernels.hipfb")
 	require.NoError(t, err)
@@ -25,11 +26,11 @@ func loadKernelLibrary(t *testing.T, f *fakeHSA, ag *rocr.Agent, target string) 
 	require.NoError(t, err)
 	obj, err := spec.Select(target)
 	require.NoError(t, err)
-	code := &rocr.Code{Kind: hsa.CodeAMDGPU, Name: "kernels.hipfb", Target: obj.Target, Data: obj.Image}
+	code := &hsa.Code{Kind: hsa.CodeAMDGPU, Name: "kernels.hipfb", Target: obj.Target, Data: obj.Image}
 	f.mu.Lock()
 	for i := range obj.Kernels {
 		k := &obj.Kernels[i]
-		code.Kernels = append(code.Kernels, rocr.KernelSymbol{Name: k.Name, GroupSegmentSize: k.GroupSegmentSize,
+		code.Kernels = append(code.Kernels, hsa.KernelSymbol{Name: k.Name, GroupSegmentSize: k.GroupSegmentSize,
 			MaxFlatWorkGroupSize: int(k.MaxFlatWorkgroup), Wavefront: int(k.WavefrontSize), Meta: k})
 		f.symbols[k.Name+".kd"] = fakeSymbol{obj: uint64(0x10_0000 * (i + 1)), kaSize: k.KernargSize, kaAlign: 8, group: k.GroupSegmentSize}
 	}
@@ -82,7 +83,7 @@ func TestOccupancy(t *testing.T) {
 	f.mu.Lock()
 	f.symbols["transpose.kd"] = fakeSymbol{obj: 0x7700_0000, group: 40 << 10}
 	f.mu.Unlock()
-	exe2, err := ag.Load(&rocr.Code{Kind: hsa.CodeAMDGPU, Name: "big", Data: []byte("\x7fELF"), Kernels: []rocr.KernelSymbol{{Name: "transpose", Meta: tr.Meta}}})
+	exe2, err := ag.Load(&hsa.Code{Kind: hsa.CodeAMDGPU, Name: "big", Data: []byte("\x7fELF"), Kernels: []hsa.KernelSymbol{{Name: "transpose", Meta: tr.Meta}}})
 	require.NoError(t, err)
 	n, err = ag.MaxActiveGroups(&exe2.Kernels()[0], 256, 0)
 	require.NoError(t, err)
@@ -101,7 +102,7 @@ func TestOccupancyErrors(t *testing.T) {
 	bare := *k
 	bare.Meta = nil
 	_, err = ag.MaxActiveGroups(&bare, 256, 0)
-	assert.ErrorIs(t, err, rocr.ErrNotSupported)
+	assert.ErrorIs(t, err, hsa.ErrNotSupported)
 	assert.ErrorContains(t, err, "metadata")
 
 	// Wave32 code (gfx1030's) cannot run on gfx90a.
@@ -112,23 +113,23 @@ func TestOccupancyErrors(t *testing.T) {
 	w32 := *k
 	w32.Meta, _ = rdna.Kernel("sgemm")
 	_, err = ag.MaxActiveGroups(&w32, 256, 0)
-	assert.ErrorIs(t, err, rocr.ErrInvalidArgument)
+	assert.ErrorIs(t, err, hsa.ErrInvalidArgument)
 	_, _, err = ag.MaxPotentialGroupSize(&w32, 0, 0)
-	assert.ErrorIs(t, err, rocr.ErrInvalidArgument)
+	assert.ErrorIs(t, err, hsa.ErrInvalidArgument)
 
 	// Negative sizes stop in rocr.
 	_, err = ag.MaxActiveGroups(k, 0, 0)
-	assert.ErrorIs(t, err, rocr.ErrInvalidArgument)
+	assert.ErrorIs(t, err, hsa.ErrInvalidArgument)
 	_, _, err = ag.MaxPotentialGroupSize(k, -1, 0)
-	assert.ErrorIs(t, err, rocr.ErrInvalidArgument)
+	assert.ErrorIs(t, err, hsa.ErrInvalidArgument)
 
 	// A kernel of a destroyed executable is no longer this agent's.
 	require.NoError(t, exe.Destroy())
 	_, err = ag.MaxActiveGroups(k, 256, 0)
-	assert.ErrorIs(t, err, rocr.ErrInvalidArgument)
+	assert.ErrorIs(t, err, hsa.ErrInvalidArgument)
 	assert.ErrorContains(t, err, "not loaded")
 	_, _, err = ag.MaxPotentialGroupSize(k, 0, 0)
-	assert.ErrorIs(t, err, rocr.ErrInvalidArgument)
+	assert.ErrorIs(t, err, hsa.ErrInvalidArgument)
 }
 
 // A GPU whose target has no table answers ErrNotSupported.
@@ -139,10 +140,10 @@ func TestOccupancyUnknownTarget(t *testing.T) {
 	ag := initFake(t, f)
 	exe := loadKernelLibrary(t, f, ag, "gfx1100") // the fake loads anything
 	_, err := ag.MaxActiveGroups(&exe.Kernels()[0], 64, 0)
-	assert.ErrorIs(t, err, rocr.ErrNotSupported)
+	assert.ErrorIs(t, err, hsa.ErrNotSupported)
 	assert.ErrorContains(t, err, "gfx1201")
 	_, _, err = ag.MaxPotentialGroupSize(&exe.Kernels()[0], 0, 0)
-	assert.ErrorIs(t, err, rocr.ErrNotSupported)
+	assert.ErrorIs(t, err, hsa.ErrNotSupported)
 }
 
 // Occupancy queries race with loads and unloads of other executables.
@@ -173,7 +174,7 @@ func TestOccupancyRace(t *testing.T) {
 	}
 	wg.Go(func() {
 		for range 20 {
-			e, err := ag.Load(&rocr.Code{Kind: hsa.CodeAMDGPU, Name: "other", Data: []byte("\x7fELF"), Kernels: []rocr.KernelSymbol{{Name: "sgemm"}}})
+			e, err := ag.Load(&hsa.Code{Kind: hsa.CodeAMDGPU, Name: "other", Data: []byte("\x7fELF"), Kernels: []hsa.KernelSymbol{{Name: "sgemm"}}})
 			if err != nil {
 				errs <- err
 				return
@@ -227,18 +228,18 @@ func TestDeviceOccupancy(t *testing.T) {
 				t.Errorf("%s (%s): the occupancy table knows this target but the kernel library has no code object for it (%v), so its occupancy is unchecked: add it to gfxTargets in cmd/hipgo-gen/gokernel.go", ag, in.ISA, err)
 				continue
 			}
-			_, err := ag.MaxActiveGroups(&rocr.KernelSymbol{Name: "unloaded"}, 256, 0)
-			assert.ErrorIs(t, err, rocr.ErrNotSupported, "%s (%s): occupancy on a target the table lacks", ag, in.ISA)
+			_, err := ag.MaxActiveGroups(&hsa.KernelSymbol{Name: "unloaded"}, 256, 0)
+			assert.ErrorIs(t, err, hsa.ErrNotSupported, "%s (%s): occupancy on a target the table lacks", ag, in.ISA)
 			continue
 		}
 		w, ok := want[obj.ID.Processor]
 		if !ok {
 			t.Errorf("%s (%s): no expected occupancy for %s in this test", ag, in.ISA, obj.ID.Processor)
 		}
-		code := &rocr.Code{Kind: hsa.CodeAMDGPU, Name: "kernels.hipfb", Target: obj.Target, Data: obj.Image}
+		code := &hsa.Code{Kind: hsa.CodeAMDGPU, Name: "kernels.hipfb", Target: obj.Target, Data: obj.Image}
 		for i := range obj.Kernels {
 			k := &obj.Kernels[i]
-			code.Kernels = append(code.Kernels, rocr.KernelSymbol{Name: k.Name, GroupSegmentSize: k.GroupSegmentSize,
+			code.Kernels = append(code.Kernels, hsa.KernelSymbol{Name: k.Name, GroupSegmentSize: k.GroupSegmentSize,
 				MaxFlatWorkGroupSize: int(k.MaxFlatWorkgroup), Wavefront: int(k.WavefrontSize), Meta: k})
 		}
 		exe, err := ag.Load(code)

@@ -23,7 +23,7 @@ func TestCopyRect(t *testing.T) {
 	f := newFake()
 	ag := initFake(t, f)
 	cp := ag.Driver().(spi.RectCopier)
-	alloc := func(flags rocr.GlobalFlag, n uint64) *rocr.Allocation {
+	alloc := func(flags hsa.GlobalFlag, n uint64) *rocr.Allocation {
 		p, err := ag.Pool(hsa.SegmentGlobal, flags)
 		require.NoError(t, err)
 		al, err := p.Allocate(n)
@@ -66,16 +66,16 @@ func TestCopyRect(t *testing.T) {
 	odd := *up
 	odd.SrcPitch = 30
 	err := cp.CopyRectAsync(&odd, nil, nil)
-	assert.ErrorIs(t, err, rocr.ErrNotSupported, "unaligned pitch")
+	assert.ErrorIs(t, err, hsa.ErrNotSupported, "unaligned pitch")
 	hh := &spi.Rect{Dst: uint64(back.Base), Src: uint64(host.Base), DstPitch: 16, SrcPitch: 16, Width: 8, Height: 2}
-	assert.ErrorIs(t, cp.CopyRectAsync(hh, nil, nil), rocr.ErrNotSupported, "host to host")
+	assert.ErrorIs(t, cp.CopyRectAsync(hh, nil, nil), hsa.ErrNotSupported, "host to host")
 	f.mu.Lock()
 	f.fail["copy_rect"] = hsaStatus(hsa.StatusErrorInvalidArgument)
 	f.mu.Unlock()
 	err = cp.CopyRectAsync(up, nil, nil)
-	require.ErrorIs(t, err, rocr.ErrNotSupported, "an engine limit falls back to rows")
+	require.ErrorIs(t, err, hsa.ErrNotSupported, "an engine limit falls back to rows")
 	assert.Contains(t, err.Error(), "hsa_amd_memory_async_copy_rect")
 	past := *up
 	past.Height, past.SrcHeight = 40, 40
-	assert.ErrorIs(t, cp.CopyRectAsync(&past, nil, nil), rocr.ErrInvalidArgument, "past the allocation")
+	assert.ErrorIs(t, cp.CopyRectAsync(&past, nil, nil), hsa.ErrInvalidArgument, "past the allocation")
 }
