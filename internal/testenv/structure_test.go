@@ -117,7 +117,7 @@ func TestRocrAPISize(t *testing.T) {
 // gone since. The issue's targets, 380 and 110, stay open: lower these
 // ceilings as names go, never raise them.
 const (
-	runtimeAPIMax = 464 // rocr + rocr/spi + rocr/hsa; issue 55's target: 380
+	runtimeAPIMax = 463 // rocr + rocr/spi + rocr/hsa; issue 55's target: 380
 	bufferAPIMax  = 153 // gpu/buffer; issue 55's target: 110
 )
 

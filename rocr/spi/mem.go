@@ -48,8 +48,8 @@ var sanitize struct {
 // Sanitizing reports whether agents that can check memory use (the cpu
 // agent) track which bytes of device memory were written since
 // allocation, and whether the API reports buffers used on unordered
-// streams where automatic dependencies are off. rocr.Sanitizing is the
-// same call.
+// streams where automatic dependencies are off (HIPGO_SANITIZE=1 or an
+// EnableSanitize not yet undone: gputest.Sanitize).
 func Sanitizing() bool {
 	sanitize.env.Do(func() { sanitize.on = os.Getenv("HIPGO_SANITIZE") == "1" })
 	return sanitize.on || sanitize.refs.Load() > 0

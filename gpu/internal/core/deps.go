@@ -2,7 +2,7 @@ package core
 
 import (
 	"github.com/hipgo/hipgo/gpu"
-	"github.com/hipgo/hipgo/rocr"
+	"github.com/hipgo/hipgo/rocr/spi"
 )
 
 // Access is how an operation uses a buffer.
@@ -139,7 +139,7 @@ func (u *user) need(w *Fence, deps []*Fence) ([]*Fence, error) {
 	}
 	switch u.order {
 	case Manual:
-		if !rocr.Sanitizing() || u.s.ordered(w) {
+		if !spi.Sanitizing() || u.s.ordered(w) {
 			return deps, nil
 		}
 		return deps, gpu.Errorf(gpu.ErrInvalidValue, f.op, "%s on stream %d %s %s, which %s on stream %d %s, with no event between them (HIPGO_SANITIZE)",
