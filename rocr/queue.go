@@ -294,7 +294,7 @@ func (q *Queue) Slot(id uint64) unsafe.Pointer {
 	return hostmem.At(q.base + uintptr(id&q.mask)*aql.PacketSize)
 }
 
-// Kernarg is the address of packet id's kernarg area of KernargSlotSize
+// Kernarg is the address of packet id's kernarg area of spi.KernargSlotSize
 // bytes; it is valid until the packet has been processed.
 func (q *Queue) Kernarg(id uint64) uintptr {
 	return q.kernarg + uintptr(id&q.mask)*spi.KernargSlotSize
