@@ -113,6 +113,8 @@ type emitter struct {
 	static  int          // static shared bytes so far
 	proto   string
 	retC    string // the C++ return type of a function of several results
+
+	sharedVars map[*types.Var]bool // the kernel.Shared variables declared so far
 }
 
 func (t *translator) newEmitter(fn *function) *emitter {

@@ -154,6 +154,10 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
+// HG_UNLIKELY marks a check's failure: the compiler lays the fault path
+// out of line, so the checked loop stays one straight block.
+#define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
 HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
 #if defined(HG_NVRTC)
   unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
@@ -227,7 +231,7 @@ template <class T> HG_DEV T hg_neg(T a) { typedef typename hg_traits<T>::wide W;
 template <class S> HG_DEV bool hg_negative(S s) { return hg_traits<S>::is_signed && s < (S)0; }
 
 template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -236,7 +240,7 @@ template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsig
   return (T)((W)x << s);
 }
 template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -248,7 +252,7 @@ template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsig
 // MinInt and MinInt % -1 is 0, as in Go. Floats divide natively.
 template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line, unsigned file) {
   if (!hg_traits<T>::is_int) return a / b;
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -256,7 +260,7 @@ template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line,
   return (T)(a / b);
 }
 template <bool C, class T> HG_DEV T hg_rem(T a, T b, hg_fault* f, unsigned line, unsigned file) {
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -313,39 +317,45 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
     hg_fail(f, 1, line, file, i, s.n);
     return {};
   }
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
     static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
     hg_fail(f, 1, line, file, i, s.n);
     return *(T*)hg_scratch;
   }
   return s.p[i];
 }
+// An array's checked read loads a.v[0] where i fails (N > 0): the load
+// does not wait on the check, whose branch only records the fault.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return {};
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (N == 0 || !C) {
+    if (bad) {
+      hg_fail(f, 1, line, file, i, N);
+      return {};
+    }
+    return a.v[i];
   }
-  return a.v[i];
+  T v = a.v[bad ? 0 : i];
+  if (HG_UNLIKELY(bad)) hg_fail(f, 1, line, file, i, N);
+  return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
 // a's first element, in a's address space, where hg_ref gives the global
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return a.v[0];
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (HG_UNLIKELY(bad)) hg_fail(f, 1, line, file, i, N);
+  return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
     static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
     hg_fail(f, 1, line, file, i, N);
     return *(T*)hg_scratch;
@@ -353,11 +363,63 @@ template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long
   return a.v[i];
 }
 
+// hg_place is a checked place s[i], a[i] or a[i][j], written by an
+// assignment (operator=: the value first, then the place, as C++17 orders
+// E1 = E2). ok false: the index failed, the fault is recorded, and the
+// write is dropped; p then points at the base, in its address space, and
+// is never written. Unchecked, ok is the constant true and the place is a
+// plain pointer.
+template <class T> struct hg_place {
+  T* p;
+  bool ok;
+  template <class V> __device__ const hg_place& operator=(const V& v) const {
+    if (ok) *p = v;
+    return *this;
+  }
+  // The value at the place, zero where the index failed (a compound
+  // assignment's read).
+  __device__ T get() const {
+    if (HG_UNLIKELY(!ok)) return {};
+    return *p;
+  }
+};
+template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
+    hg_fail(f, 1, line, file, i, s.n);
+    return {s.p, false};
+  }
+  return {s.p + i, true};
+}
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
+    hg_fail(f, 1, line, file, i, N);
+    return {a.v, false};
+  }
+  return {a.v + i, true};
+}
+// a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
+// there) checks nothing more.
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  if (C && !a.ok) return {a.p->v, false};
+  return hg_at<C>(*a.p, i, f, line, file);
+}
+// hg_ptr is &place for an atomic: a failed place gives the global scratch
+// cell, hg_ptr_shared a shared one, so a shared array's atomics stay
+// shared atomics (atom.shared) and a failed one touches nothing in bounds.
+template <class T> HG_DEV T* hg_ptr(hg_place<T> a) {
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  return a.ok ? a.p : (T*)hg_scratch;
+}
+template <class T> HG_DEV T* hg_ptr_shared(hg_place<T> a) {
+  __shared__ T hg_sink;
+  return a.ok ? a.p : &hg_sink;
+}
+
 // s[lo:hi] (hi < 0: omitted). A bad bound records a fault (checked) and
 // gives an empty slice.
 template <bool C, class T> HG_DEV hg_slice<T> hg_sub(hg_slice<T> s, long long lo, long long hi, hg_fault* f, unsigned line, unsigned file) {
   if (hi < 0) hi = s.n;
-  if (C && ((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
+  if (C && HG_UNLIKELY((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
     hg_fail(f, 3, line, file, (unsigned long long)hi > (unsigned long long)s.c ? hi : lo, s.c);
     return {s.p, 0, 0};
   }
@@ -717,7 +779,7 @@ template <class T, int N> struct __attribute__((aligned(sizeof(T) * N))) hg_vec 
 template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, N> hg_ldv(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
   typedef typename hg_unconst<T>::type U;
   hg_array<U, N> a;
-  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return {};
   }
@@ -726,7 +788,7 @@ template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, 
   return a;
 }
 template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i, hg_array<T, N> a, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return;
   }
@@ -846,7 +908,7 @@ template <bool Checked, class T> HG_DEV T blockReduce(T v, T id, int32_t op, hg_
   long long w = hg_t3;
 #line 107 "kernels.go"
   if (lane == 0LL) {
-    hg_ref<Checked>((*warps), w, hg_f, 108, 3) = v;
+    hg_at<Checked>((*warps), w, hg_f, 108, 3) = v;
   }
   hg_sync_threads();
   if (w == 0LL) {
@@ -865,7 +927,7 @@ template <bool Checked, class T> HG_DEV T blockReduce(T v, T id, int32_t op, hg_
 template <bool Checked, class T> HG_DEV void reduceOut(T acc, hg_slice<T> out, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f) {
   T v = blockReduce<Checked, T>(acc, id, op, warps, hg_f);
   if ((long long)hg_tid_x() == 0LL) {
-    hg_ref<Checked>(out, (long long)hg_bid_x(), hg_f, 109, 8) = v;
+    hg_at<Checked>(out, (long long)hg_bid_x(), hg_f, 109, 8) = v;
   }
 }
 
@@ -1030,7 +1092,9 @@ template <bool Checked, class T> HG_DEV bool beats(T v, int64_t vi, T x, bool is
 
 #line 164 "kernels_reduce.go"
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argPick(T v, int64_t vi, hg_array<T, 4> a, int64_t ai, int64_t step, bool isMax, hg_fault* hg_f) {
+  #pragma unroll
   for (long long k = 0LL; k < 4LL; k = hg_add(k, 1LL)) {
+#line 166 "kernels_reduce.go"
     if (beats<Checked, T>(v, vi, hg_ld<Checked>(a, k, hg_f, 166, 8), isMax, hg_f)) {
       T hg_t2 = hg_ld<Checked>(a, k, hg_f, 167, 8);
       int64_t hg_t3 = hg_add(ai, hg_mul((int64_t)(k), step));
@@ -1156,8 +1220,8 @@ template <bool Checked, class T> HG_DEV void argReduceOut(T v, int64_t vi, hg_sl
       if (lane == 0LL) {
         T hg_t8 = v;
         int64_t hg_t9 = vi;
-        hg_ref<Checked>((*warpsV), w, hg_f, 300, 8) = hg_t8;
-        hg_ref<Checked>((*warpsI), w, hg_f, 300, 8) = hg_t9;
+        hg_at<Checked>((*warpsV), w, hg_f, 300, 8) = hg_t8;
+        hg_at<Checked>((*warpsI), w, hg_f, 300, 8) = hg_t9;
       }
 #line 302 "kernels_reduce.go"
       hg_sync_threads();
@@ -1190,8 +1254,8 @@ template <bool Checked, class T> HG_DEV void argReduceOut(T v, int64_t vi, hg_sl
   if ((long long)hg_tid_x() == 0LL) {
     T hg_t17 = v;
     int64_t hg_t18 = vi;
-    hg_ref<Checked>(outV, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t17;
-    hg_ref<Checked>(outI, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t18;
+    hg_at<Checked>(outV, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t17;
+    hg_at<Checked>(outI, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t18;
   }
 }
 
@@ -1240,7 +1304,9 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulate4(hg_
 #line 195 "kernels_reduce.go"
       continue;
     }
+    #pragma unroll
     for (long long k = 0LL; k < 4LL; k = hg_add(k, 1LL)) {
+#line 198 "kernels_reduce.go"
       {
 #line 198 "kernels_reduce.go"
         int64_t xi = hg_ld<Checked>(inI, hg_add(i, hg_mul(k, bd)), hg_f, 198, 8);
@@ -1324,7 +1390,7 @@ template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_sl
 #line 136 "kernels.go"
   acc = blockReduce<Checked, T>(acc, (T)0LL, 0, warps, hg_f);
   if ((long long)hg_tid_x() == 0LL) {
-    hg_ref<Checked>(sums, (long long)hg_bid_x(), hg_f, 138, 3) = acc;
+    hg_at<Checked>(sums, (long long)hg_bid_x(), hg_f, 138, 3) = acc;
   }
 }
 
@@ -1352,7 +1418,7 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<
     e = (T)0LL;
   }
   if (lane == hg_sub(ws, 1LL)) {
-    hg_ref<Checked>((*warps), w, hg_f, 159, 3) = x;
+    hg_at<Checked>((*warps), w, hg_f, 159, 3) = x;
   }
   hg_sync_threads();
   if (w == 0LL) {
@@ -1367,7 +1433,7 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<
       }
     }
     if (lane < nw) {
-      hg_ref<Checked>((*warps), lane, hg_f, 174, 3) = s;
+      hg_at<Checked>((*warps), lane, hg_f, 174, 3) = s;
     }
   }
   hg_sync_threads();
@@ -1405,7 +1471,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
           long long i = hg_i6;
           T x = hg_s7.p[hg_i6];
 #line 202 "kernels.go"
-          hg_ref<Checked>(dst, i, hg_f, 202, 3) = carry;
+          hg_at<Checked>(dst, i, hg_f, 202, 3) = carry;
           carry = hg_add(carry, x);
         }
       }
@@ -1418,7 +1484,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
           T x = hg_s10.p[hg_i9];
 #line 207 "kernels.go"
           carry = hg_add(carry, x);
-          hg_ref<Checked>(dst, i, hg_f, 208, 3) = carry;
+          hg_at<Checked>(dst, i, hg_f, 208, 3) = carry;
         }
       }
     }
@@ -1443,7 +1509,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
         }
       }
 #line 225 "kernels.go"
-      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 3) = x;
+      hg_at<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 3) = x;
     }
     hg_sync_threads();
     T sum = {};
@@ -1458,11 +1524,11 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
     for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
       T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 235, 3);
       if (exclusive) {
-        hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 237, 3) = run;
+        hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 237, 3) = run;
         run = hg_add(run, x);
       } else {
         run = hg_add(run, x);
-        hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 241, 3) = run;
+        hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 241, 3) = run;
       }
     }
     hg_sync_threads();
@@ -1472,7 +1538,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
         long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 246 "kernels.go"
         if (i < n) {
-          hg_ref<Checked>(out, i, hg_f, 247, 3) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 247, 3);
+          hg_at<Checked>(out, i, hg_f, 247, 3) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 247, 3);
         }
       }
     }
@@ -1485,7 +1551,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
 #line 24 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
   long long nt = hg_sub(flags.n, 1LL);
-  long long b = hg_ordered_block_id(&hg_ref<Checked>(flags, nt, hg_f, 26, 6));
+  long long b = hg_ordered_block_id(hg_ptr(hg_at<Checked>(flags, nt, hg_f, 26, 6)));
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
@@ -1505,7 +1571,7 @@ template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, 
       }
     }
 #line 36 "kernels_lookback.go"
-    hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 36, 6) = x;
+    hg_at<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 36, 6) = x;
   }
   hg_sync_threads();
   T sum = {};
@@ -1519,17 +1585,17 @@ template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, 
   if (tid == 0LL) {
     T excl = {};
     if (b == 0LL) {
-      hg_ref<Checked>(incl, 0LL, hg_f, 47, 6) = total;
+      hg_at<Checked>(incl, 0LL, hg_f, 47, 6) = total;
       hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, 0LL, hg_f, 49, 6), 2U);
+      hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(flags, 0LL, hg_f, 49, 6)), 2U);
     } else {
-      hg_ref<Checked>(agg, b, hg_f, 51, 6) = total;
+      hg_at<Checked>(agg, b, hg_f, 51, 6) = total;
       hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 53, 6), 1U);
+      hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(flags, b, hg_f, 53, 6)), 1U);
       long long j = hg_sub(b, 1LL);
       bool done = false;
       while (!done) {
-        uint32_t f = hg_atomic_load<1, 1>(&hg_ref<Checked>(flags, j, hg_f, 57, 6));
+        uint32_t f = hg_atomic_load<1, 1>(hg_ptr(hg_at<Checked>(flags, j, hg_f, 57, 6)));
         if (f == 2U) {
           excl = hg_add(hg_ld<Checked>(incl, j, hg_f, 59, 6), excl);
           done = true;
@@ -1538,22 +1604,22 @@ template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, 
           j = hg_sub(j, 1LL);
         }
       }
-      hg_ref<Checked>(incl, b, hg_f, 66, 6) = hg_add(excl, total);
+      hg_at<Checked>(incl, b, hg_f, 66, 6) = hg_add(excl, total);
       hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 68, 6), 2U);
+      hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(flags, b, hg_f, 68, 6)), 2U);
     }
-    (*bcast)[0LL] = excl;
+    hg_at<Checked>((*bcast), 0LL, hg_f, 70, 6) = excl;
   }
   hg_sync_threads();
   T run = hg_add((*bcast)[0LL], pre);
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
     T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 75, 6);
     if (exclusive) {
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 77, 6) = run;
+      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 77, 6) = run;
       run = hg_add(run, x);
     } else {
       run = hg_add(run, x);
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 81, 6) = run;
+      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 81, 6) = run;
     }
   }
   hg_sync_threads();
@@ -1563,7 +1629,7 @@ template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, 
       long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 86 "kernels_lookback.go"
       if (i < n) {
-        hg_ref<Checked>(out, i, hg_f, 87, 6) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 87, 6);
+        hg_at<Checked>(out, i, hg_f, 87, 6) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 87, 6);
       }
     }
   }
@@ -1628,7 +1694,7 @@ template <bool Checked, class T> HG_DEV void unaryVec4(hg_slice<const T> in, hg_
     long long g = hg_global_x();
 #line 420 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(4LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8), op, a, hg_f);
+      hg_at<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8), op, a, hg_f);
     }
   }
 }
@@ -1640,7 +1706,7 @@ template <bool Checked, class T> HG_DEV void unary(hg_slice<const T> in, hg_slic
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     long long hi = hg_min(hg_add(lo, span), n);
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      hg_ref<Checked>(out, i, hg_f, 390, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 390, 8), op, a, hg_f);
+      hg_at<Checked>(out, i, hg_f, 390, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 390, 8), op, a, hg_f);
     }
     return;
   }
@@ -1663,14 +1729,14 @@ template <bool Checked, class T> HG_DEV void unary(hg_slice<const T> in, hg_slic
     T hg_t9 = unaryOf<Checked, T>(x1, op, a, hg_f);
     T hg_t10 = unaryOf<Checked, T>(x2, op, a, hg_f);
     T hg_t11 = unaryOf<Checked, T>(x3, op, a, hg_f);
-    hg_ref<Checked>(out, i, hg_f, 397, 8) = hg_t8;
-    hg_ref<Checked>(out, hg_add(i, bd), hg_f, 397, 8) = hg_t9;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 397, 8) = hg_t10;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 397, 8) = hg_t11;
+    hg_at<Checked>(out, i, hg_f, 397, 8) = hg_t8;
+    hg_at<Checked>(out, hg_add(i, bd), hg_f, 397, 8) = hg_t9;
+    hg_at<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 397, 8) = hg_t10;
+    hg_at<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 397, 8) = hg_t11;
   }
 #line 399 "kernels_reduce.go"
   for (; i < n; i = hg_add(i, bd)) {
-    hg_ref<Checked>(out, i, hg_f, 400, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 400, 8), op, a, hg_f);
+    hg_at<Checked>(out, i, hg_f, 400, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 400, 8), op, a, hg_f);
   }
 }
 
@@ -1741,7 +1807,7 @@ template <bool Checked, class T> HG_DEV void binaryVec4(hg_slice<const T> x, hg_
     long long g = hg_global_x();
 #line 485 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(4LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), hg_ld<Checked>(y, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), op, hg_f);
+      hg_at<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), hg_ld<Checked>(y, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), op, hg_f);
     }
   }
 }
@@ -1753,7 +1819,7 @@ template <bool Checked, class T> HG_DEV void binary(hg_slice<const T> x, hg_slic
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     long long hi = hg_min(hg_add(lo, span), n);
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      hg_ref<Checked>(out, i, hg_f, 453, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 453, 8), hg_ld<Checked>(y, i, hg_f, 453, 8), op, hg_f);
+      hg_at<Checked>(out, i, hg_f, 453, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 453, 8), hg_ld<Checked>(y, i, hg_f, 453, 8), op, hg_f);
     }
     return;
   }
@@ -1785,14 +1851,14 @@ template <bool Checked, class T> HG_DEV void binary(hg_slice<const T> x, hg_slic
     T hg_t13 = binaryOf<Checked, T>(x1, y1, op, hg_f);
     T hg_t14 = binaryOf<Checked, T>(x2, y2, op, hg_f);
     T hg_t15 = binaryOf<Checked, T>(x3, y3, op, hg_f);
-    hg_ref<Checked>(out, i, hg_f, 461, 8) = hg_t12;
-    hg_ref<Checked>(out, hg_add(i, bd), hg_f, 461, 8) = hg_t13;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 461, 8) = hg_t14;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 461, 8) = hg_t15;
+    hg_at<Checked>(out, i, hg_f, 461, 8) = hg_t12;
+    hg_at<Checked>(out, hg_add(i, bd), hg_f, 461, 8) = hg_t13;
+    hg_at<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 461, 8) = hg_t14;
+    hg_at<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 461, 8) = hg_t15;
   }
 #line 463 "kernels_reduce.go"
   for (; i < n; i = hg_add(i, bd)) {
-    hg_ref<Checked>(out, i, hg_f, 464, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 464, 8), hg_ld<Checked>(y, i, hg_f, 464, 8), op, hg_f);
+    hg_at<Checked>(out, i, hg_f, 464, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 464, 8), hg_ld<Checked>(y, i, hg_f, 464, 8), op, hg_f);
   }
 }
 
@@ -1851,7 +1917,7 @@ template <bool Checked, class T> HG_DEV void segReduce(hg_slice<const T> in, hg_
     for (long long g = lo; g < hi; g = hg_add(g, 1LL)) {
       long long b = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, g, hg_f, 19, 9), 0LL), (int64_t)(n)));
       long long e = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, hg_add(g, 1LL), hg_f, 20, 9), (int64_t)(b)), (int64_t)(n)));
-      hg_ref<Checked>(out, g, hg_f, 21, 9) = fold<Checked, T>(hg_sub<Checked>(in, b, e, hg_f, 21, 9), id, op, hg_f);
+      hg_at<Checked>(out, g, hg_f, 21, 9) = fold<Checked, T>(hg_sub<Checked>(in, b, e, hg_f, 21, 9), id, op, hg_f);
     }
     return;
   }
@@ -1881,7 +1947,7 @@ template <bool Checked, class T> HG_DEV void segReduce(hg_slice<const T> in, hg_
 #line 32 "kernels_segment.go"
     acc = blockReduce<Checked, T>(acc, id, op, warps, hg_f);
     if (tid == 0LL) {
-      hg_ref<Checked>(out, g, hg_f, 34, 9) = acc;
+      hg_at<Checked>(out, g, hg_f, 34, 9) = acc;
     }
     hg_sync_threads();
   }
@@ -1948,7 +2014,7 @@ template <bool Checked, class T> HG_DEV void selectCount(hg_slice<const T> in, h
 #line 55 "kernels_select.go"
   c = blockReduce<Checked, int64_t>(c, 0LL, 0, warps, hg_f);
   if (tid == 0LL) {
-    hg_ref<Checked>(counts, (long long)hg_bid_x(), hg_f, 57, 10) = c;
+    hg_at<Checked>(counts, (long long)hg_bid_x(), hg_f, 57, 10) = c;
   }
 }
 
@@ -2007,7 +2073,7 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
     total = blockReduce<Checked, int64_t>(c, 0LL, 0, warps, hg_f);
     if (bd > 1LL) {
       if (tid == 0LL) {
-        (*warps)[0LL] = total;
+        hg_at<Checked>((*warps), 0LL, hg_f, 84, 10) = total;
       }
       hg_sync_threads();
       total = (*warps)[0LL];
@@ -2017,21 +2083,21 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
     total = hg_add(hg_ld<Checked>(offs, hg_sub(nb, 1LL), hg_f, 91, 10), hg_ld<Checked>(counts, hg_sub(nb, 1LL), hg_f, 91, 10));
   }
   if ((b == 0LL) && (tid == 0LL)) {
-    hg_ref<Checked>(num, 0LL, hg_f, 94, 10) = total;
+    hg_at<Checked>(num, 0LL, hg_f, 94, 10) = total;
   }
   if (bd == 1LL) {
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
       if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
         if (vals) {
-          hg_ref<Checked>(out, base, hg_f, 100, 10) = hg_ld<Checked>(in, i, hg_f, 100, 10);
+          hg_at<Checked>(out, base, hg_f, 100, 10) = hg_ld<Checked>(in, i, hg_f, 100, 10);
         }
         if (idx) {
-          hg_ref<Checked>(outIdx, base, hg_f, 103, 10) = (int64_t)(i);
+          hg_at<Checked>(outIdx, base, hg_f, 103, 10) = (int64_t)(i);
         }
         base = hg_add(base, 1LL);
       } else if (partition) {
         int64_t p = hg_sub(hg_add(total, (int64_t)(i)), base);
-        hg_ref<Checked>(out, p, hg_f, 108, 10) = hg_ld<Checked>(in, i, hg_f, 108, 10);
+        hg_at<Checked>(out, p, hg_f, 108, 10) = hg_ld<Checked>(in, i, hg_f, 108, 10);
       }
     }
     return;
@@ -2052,7 +2118,7 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
     bool f = (i < hi) && chosen<Checked, T>(in, flags, i, pred, a, hg_f);
     uint64_t m = hg_ballot(f);
     if (lane == 0LL) {
-      hg_ref<Checked>((*wc), w, hg_f, 121, 10) = (int32_t)(popc<Checked>(m, hg_f));
+      hg_at<Checked>((*wc), w, hg_f, 121, 10) = (int32_t)(popc<Checked>(m, hg_f));
     }
     hg_sync_threads();
     int64_t hg_t18 = (int64_t)(popc<Checked>(m & lt, hg_f));
@@ -2072,13 +2138,13 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
       int64_t p = hg_add(base, pre);
       if (f) {
         if (vals) {
-          hg_ref<Checked>(out, p, hg_f, 137, 10) = hg_ld<Checked>(in, i, hg_f, 137, 10);
+          hg_at<Checked>(out, p, hg_f, 137, 10) = hg_ld<Checked>(in, i, hg_f, 137, 10);
         }
         if (idx) {
-          hg_ref<Checked>(outIdx, p, hg_f, 140, 10) = (int64_t)(i);
+          hg_at<Checked>(outIdx, p, hg_f, 140, 10) = (int64_t)(i);
         }
       } else if (partition) {
-        hg_ref<Checked>(out, hg_sub(hg_add(total, (int64_t)(i)), p), hg_f, 143, 10) = hg_ld<Checked>(in, i, hg_f, 143, 10);
+        hg_at<Checked>(out, hg_sub(hg_add(total, (int64_t)(i)), p), hg_f, 143, 10) = hg_ld<Checked>(in, i, hg_f, 143, 10);
       }
     }
     base = hg_add(base, all);
@@ -2136,8 +2202,8 @@ template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockS
   if (lane == hg_sub(ws, 1LL)) {
     int32_t hg_t10 = xf;
     T hg_t11 = xv;
-    hg_ref<Checked>((*warpsF), w, hg_f, 108, 9) = hg_t10;
-    hg_ref<Checked>((*warpsV), w, hg_f, 108, 9) = hg_t11;
+    hg_at<Checked>((*warpsF), w, hg_f, 108, 9) = hg_t10;
+    hg_at<Checked>((*warpsV), w, hg_f, 108, 9) = hg_t11;
   }
 #line 110 "kernels_segment.go"
   hg_sync_threads();
@@ -2158,8 +2224,8 @@ template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockS
     if (lane < nw) {
       int32_t hg_t15 = sf;
       T hg_t16 = sv;
-      hg_ref<Checked>((*warpsF), lane, hg_f, 119, 9) = hg_t15;
-      hg_ref<Checked>((*warpsV), lane, hg_f, 119, 9) = hg_t16;
+      hg_at<Checked>((*warpsF), lane, hg_f, 119, 9) = hg_t15;
+      hg_at<Checked>((*warpsV), lane, hg_f, 119, 9) = hg_t16;
     }
   }
 #line 122 "kernels_segment.go"
@@ -2203,18 +2269,18 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
         continue;
       }
       if (exclusive) {
-        hg_ref<Checked>(out, i, hg_f, 165, 9) = carry;
+        hg_at<Checked>(out, i, hg_f, 165, 9) = carry;
         carry = hg_add(carry, x);
       } else {
         carry = hg_add(carry, x);
-        hg_ref<Checked>(out, i, hg_f, 169, 9) = carry;
+        hg_at<Checked>(out, i, hg_f, 169, 9) = carry;
       }
     }
     if (mode == 1) {
       T hg_t5 = carry;
       uint8_t hg_t6 = (uint8_t)(cf);
-      hg_ref<Checked>(sums, b, hg_f, 173, 9) = hg_t5;
-      hg_ref<Checked>(sumHeads, b, hg_f, 173, 9) = hg_t6;
+      hg_at<Checked>(sums, b, hg_f, 173, 9) = hg_t5;
+      hg_at<Checked>(sumHeads, b, hg_f, 173, 9) = hg_t6;
     }
 #line 175 "kernels_segment.go"
     return;
@@ -2243,8 +2309,8 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
 #line 190 "kernels_segment.go"
       T hg_t11 = x;
       uint8_t hg_t12 = h;
-      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t11;
-      hg_ref<Checked>((*shf), hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t12;
+      hg_at<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t11;
+      hg_at<Checked>((*shf), hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t12;
     }
 #line 192 "kernels_segment.go"
     hg_sync_threads();
@@ -2279,11 +2345,11 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
           run = (T)0LL;
         }
         if (exclusive) {
-          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 215, 9) = run;
+          hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 215, 9) = run;
           run = hg_add(run, x);
         } else {
           run = hg_add(run, x);
-          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 219, 9) = run;
+          hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 219, 9) = run;
         }
       }
       hg_sync_threads();
@@ -2293,7 +2359,7 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
           long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 224 "kernels_segment.go"
           if (i < n) {
-            hg_ref<Checked>(out, i, hg_f, 225, 9) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 9);
+            hg_at<Checked>(out, i, hg_f, 225, 9) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 9);
           }
         }
       }
@@ -2310,8 +2376,8 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
   if ((mode == 1) && (tid == 0LL)) {
     T hg_t19 = carry;
     uint8_t hg_t20 = (uint8_t)(cf);
-    hg_ref<Checked>(sums, b, hg_f, 238, 9) = hg_t19;
-    hg_ref<Checked>(sumHeads, b, hg_f, 238, 9) = hg_t20;
+    hg_at<Checked>(sums, b, hg_f, 238, 9) = hg_t19;
+    hg_at<Checked>(sumHeads, b, hg_f, 238, 9) = hg_t20;
   }
 }
 
@@ -2473,7 +2539,7 @@ template <bool Checked, class T> HG_DEV void unaryVec2(hg_slice<const T> in, hg_
     long long g = hg_global_x();
 #line 441 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(2LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8), op, a, hg_f);
+      hg_at<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8), op, a, hg_f);
     }
   }
 }
@@ -2524,7 +2590,7 @@ template <bool Checked, class T> HG_DEV void binaryVec2(hg_slice<const T> x, hg_
     long long g = hg_global_x();
 #line 507 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(2LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), hg_ld<Checked>(y, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), op, hg_f);
+      hg_at<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), hg_ld<Checked>(y, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), op, hg_f);
     }
   }
 }
@@ -2539,7 +2605,10 @@ template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples
         uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(samples, i, hg_f, 68, 5)), lowerI));
 #line 68 "kernels_hist.go"
         if (d < w) {
-          hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 69, 5), hg_f, 69, 5) += 1U;
+          {
+            auto hg_r2 = hg_at<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 69, 5), hg_f, 69, 5);
+            hg_r2 = hg_r2.get() + 1U;
+          }
         }
       }
     }
@@ -2552,13 +2621,15 @@ template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples
   long long stride = hg_mul(hg_mul(8LL, bd), (long long)hg_gdim_x());
   for (; hg_add(i, hg_mul(7LL, bd)) < n; i = hg_add(i, stride)) {
     hg_array<T, 8> x = hg_array<T, 8>{{hg_ld<Checked>(samples, i, hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, bd), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(2LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(3LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(4LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(5LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(6LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(7LL, bd)), hg_f, 79, 5)}};
+    #pragma unroll
     for (long long k = 0LL; k < 8LL; k = hg_add(k, 1LL)) {
+#line 81 "kernels_hist.go"
       {
 #line 81 "kernels_hist.go"
         uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(x, k, hg_f, 81, 5)), lowerI));
 #line 81 "kernels_hist.go"
         if (d < w) {
-          hg_atomic_add(&hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 82, 5), hg_f, 82, 5), 1U);
+          hg_atomic_add(hg_ptr(hg_at<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 82, 5), hg_f, 82, 5)), 1U);
         }
       }
     }
@@ -2570,7 +2641,7 @@ template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples
       uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(samples, i, hg_f, 87, 5)), lowerI));
 #line 87 "kernels_hist.go"
       if (d < w) {
-        hg_atomic_add(&hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 88, 5), hg_f, 88, 5), 1U);
+        hg_atomic_add(hg_ptr(hg_at<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 88, 5), hg_f, 88, 5)), 1U);
       }
     }
   }
@@ -2594,12 +2665,12 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
 #line 18 "kernels_hist.go"
-        hg_ref<Checked>(local, i, hg_f, 18, 5) = 0U;
+        hg_at<Checked>(local, i, hg_f, 18, 5) = 0U;
       }
     } else {
       for (long long i = hg_i5; i < hg_b3; i = hg_add(i, hg_st4)) {
 #line 18 "kernels_hist.go"
-        hg_ref<Checked>(local, i, hg_f, 18, 5) = 0U;
+        hg_at<Checked>(local, i, hg_f, 18, 5) = 0U;
       }
     }
   }
@@ -2657,9 +2728,13 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
             continue;
           }
           if (bd == 1LL) {
-            hg_ref<Checked>(local, b, hg_f, 46, 5) += 1U;
+            {
+              auto hg_r19 = hg_at<Checked>(local, b, hg_f, 46, 5);
+              hg_r19 = hg_r19.get() + 1U;
+            }
           } else {
-            hg_atomic_add(&hg_ref<Checked>(local, b, hg_f, 48, 5), 1U);
+#line 48 "kernels_hist.go"
+            hg_atomic_add(hg_ptr(hg_at<Checked>(local, b, hg_f, 48, 5)), 1U);
           }
         }
       } else {
@@ -2691,9 +2766,13 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
             continue;
           }
           if (bd == 1LL) {
-            hg_ref<Checked>(local, b, hg_f, 46, 5) += 1U;
+            {
+              auto hg_r21 = hg_at<Checked>(local, b, hg_f, 46, 5);
+              hg_r21 = hg_r21.get() + 1U;
+            }
           } else {
-            hg_atomic_add(&hg_ref<Checked>(local, b, hg_f, 48, 5), 1U);
+#line 48 "kernels_hist.go"
+            hg_atomic_add(hg_ptr(hg_at<Checked>(local, b, hg_f, 48, 5)), 1U);
           }
         }
       }
@@ -2702,33 +2781,33 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
 #line 52 "kernels_hist.go"
   hg_sync_threads();
   {
-    long long hg_i22 = tid;
-    long long hg_b20 = nb;
-    long long hg_st21 = bd;
-    if (hg_st21 > 0LL && hg_b20 <= 0x7fffffffffffffffLL - hg_st21 + 1LL) {
-      unsigned long long hg_n23 = hg_i22 < hg_b20 ? ((unsigned long long)hg_b20 - (unsigned long long)hg_i22 - 1ULL) / (unsigned long long)hg_st21 + 1ULL : 0ULL;
+    long long hg_i24 = tid;
+    long long hg_b22 = nb;
+    long long hg_st23 = bd;
+    if (hg_st23 > 0LL && hg_b22 <= 0x7fffffffffffffffLL - hg_st23 + 1LL) {
+      unsigned long long hg_n25 = hg_i24 < hg_b22 ? ((unsigned long long)hg_b22 - (unsigned long long)hg_i24 - 1ULL) / (unsigned long long)hg_st23 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
-        long long i = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
+      for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
+        long long i = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
 #line 54 "kernels_hist.go"
         {
 #line 54 "kernels_hist.go"
           uint32_t c = hg_ld<Checked>(local, i, hg_f, 54, 5);
 #line 54 "kernels_hist.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 55, 5), c);
+            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 55, 5)), c);
           }
         }
       }
     } else {
-      for (long long i = hg_i22; i < hg_b20; i = hg_add(i, hg_st21)) {
+      for (long long i = hg_i24; i < hg_b22; i = hg_add(i, hg_st23)) {
 #line 54 "kernels_hist.go"
         {
 #line 54 "kernels_hist.go"
           uint32_t c = hg_ld<Checked>(local, i, hg_f, 54, 5);
 #line 54 "kernels_hist.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 55, 5), c);
+            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 55, 5)), c);
           }
         }
       }
@@ -2801,12 +2880,12 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
       for (unsigned long long hg_k9 = 0; hg_k9 < hg_n8; hg_k9++) {
         long long d = (long long)((unsigned long long)hg_i7 + hg_k9 * (unsigned long long)hg_st6);
 #line 312 "kernels.go"
-        hg_ref<Checked>((*bins), d, hg_f, 312, 3) = 0U;
+        hg_at<Checked>((*bins), d, hg_f, 312, 3) = 0U;
       }
     } else {
       for (long long d = hg_i7; d < hg_b5; d = hg_add(d, hg_st6)) {
 #line 312 "kernels.go"
-        hg_ref<Checked>((*bins), d, hg_f, 312, 3) = 0U;
+        hg_at<Checked>((*bins), d, hg_f, 312, 3) = 0U;
       }
     }
   }
@@ -2816,25 +2895,29 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
   long long hi = hg_min(hg_add(lo, tile), keys.n);
   if (bd == 1LL) {
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 319, 3), kind, width, desc, hg_f), shift, hg_f, 319, 3) & mask, hg_f, 319, 3) += 1U;
+      {
+        auto hg_r13 = hg_at<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 319, 3), kind, width, desc, hg_f), shift, hg_f, 319, 3) & mask, hg_f, 319, 3);
+        hg_r13 = hg_r13.get() + 1U;
+      }
     }
   } else {
+#line 322 "kernels.go"
     {
-      long long hg_i15 = hg_add(lo, tid);
-      long long hg_b13 = hi;
-      long long hg_st14 = bd;
-      if (hg_st14 > 0LL && hg_b13 <= 0x7fffffffffffffffLL - hg_st14 + 1LL) {
-        unsigned long long hg_n16 = hg_i15 < hg_b13 ? ((unsigned long long)hg_b13 - (unsigned long long)hg_i15 - 1ULL) / (unsigned long long)hg_st14 + 1ULL : 0ULL;
+      long long hg_i16 = hg_add(lo, tid);
+      long long hg_b14 = hi;
+      long long hg_st15 = bd;
+      if (hg_st15 > 0LL && hg_b14 <= 0x7fffffffffffffffLL - hg_st15 + 1LL) {
+        unsigned long long hg_n17 = hg_i16 < hg_b14 ? ((unsigned long long)hg_b14 - (unsigned long long)hg_i16 - 1ULL) / (unsigned long long)hg_st15 + 1ULL : 0ULL;
         #pragma unroll 4
-        for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
-          long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
+        for (unsigned long long hg_k18 = 0; hg_k18 < hg_n17; hg_k18++) {
+          long long i = (long long)((unsigned long long)hg_i16 + hg_k18 * (unsigned long long)hg_st15);
 #line 323 "kernels.go"
-          hg_atomic_add(&hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3), 1U);
+          hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3)), 1U);
         }
       } else {
-        for (long long i = hg_i15; i < hg_b13; i = hg_add(i, hg_st14)) {
+        for (long long i = hg_i16; i < hg_b14; i = hg_add(i, hg_st15)) {
 #line 323 "kernels.go"
-          hg_atomic_add(&hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3), 1U);
+          hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3)), 1U);
         }
       }
     }
@@ -2842,21 +2925,21 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
 #line 326 "kernels.go"
   hg_sync_threads();
   {
-    long long hg_i22 = tid;
-    long long hg_b20 = nd;
-    long long hg_st21 = bd;
-    if (hg_st21 > 0LL && hg_b20 <= 0x7fffffffffffffffLL - hg_st21 + 1LL) {
-      unsigned long long hg_n23 = hg_i22 < hg_b20 ? ((unsigned long long)hg_b20 - (unsigned long long)hg_i22 - 1ULL) / (unsigned long long)hg_st21 + 1ULL : 0ULL;
+    long long hg_i23 = tid;
+    long long hg_b21 = nd;
+    long long hg_st22 = bd;
+    if (hg_st22 > 0LL && hg_b21 <= 0x7fffffffffffffffLL - hg_st22 + 1LL) {
+      unsigned long long hg_n24 = hg_i23 < hg_b21 ? ((unsigned long long)hg_b21 - (unsigned long long)hg_i23 - 1ULL) / (unsigned long long)hg_st22 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
-        long long d = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
+      for (unsigned long long hg_k25 = 0; hg_k25 < hg_n24; hg_k25++) {
+        long long d = (long long)((unsigned long long)hg_i23 + hg_k25 * (unsigned long long)hg_st22);
 #line 328 "kernels.go"
-        hg_ref<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
+        hg_at<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
       }
     } else {
-      for (long long d = hg_i22; d < hg_b20; d = hg_add(d, hg_st21)) {
+      for (long long d = hg_i23; d < hg_b21; d = hg_add(d, hg_st22)) {
 #line 328 "kernels.go"
-        hg_ref<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
+        hg_at<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
       }
     }
   }
@@ -2881,16 +2964,16 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
   long long hi = hg_min(hg_add(lo, tile), keysIn.n);
   if (bd == 1LL) {
     for (long long d = 0LL; d < nd; d = hg_add(d, 1LL)) {
-      hg_ref<Checked>((*run), d, hg_f, 348, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 348, 3);
+      hg_at<Checked>((*run), d, hg_f, 348, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 348, 3);
     }
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
       K k = hg_ld<Checked>(keysIn, i, hg_f, 351, 3);
       uint64_t d = hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 352, 3) & mask;
       uint32_t p = hg_ld<Checked>((*run), d, hg_f, 353, 3);
-      hg_ref<Checked>((*run), d, hg_f, 354, 3) = p + 1U;
-      hg_ref<Checked>(keysOut, p, hg_f, 355, 3) = k;
+      hg_at<Checked>((*run), d, hg_f, 354, 3) = p + 1U;
+      hg_at<Checked>(keysOut, p, hg_f, 355, 3) = k;
       if (pairs) {
-        hg_ref<Checked>(valsOut, p, hg_f, 357, 3) = hg_ld<Checked>(valsIn, i, hg_f, 357, 3);
+        hg_at<Checked>(valsOut, p, hg_f, 357, 3) = hg_ld<Checked>(valsIn, i, hg_f, 357, 3);
       }
     }
     return;
@@ -2915,17 +2998,17 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
       for (unsigned long long hg_k15 = 0; hg_k15 < hg_n14; hg_k15++) {
         long long d = (long long)((unsigned long long)hg_i13 + hg_k15 * (unsigned long long)hg_st12);
 #line 365 "kernels.go"
-        hg_ref<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
+        hg_at<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
         for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-          hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
+          hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
         }
       }
     } else {
       for (long long d = hg_i13; d < hg_b11; d = hg_add(d, hg_st12)) {
 #line 365 "kernels.go"
-        hg_ref<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
+        hg_at<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
         for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-          hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
+          hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
         }
       }
     }
@@ -2954,7 +3037,7 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
     }
     long long rank = popc<Checked>(peers & lt, hg_f);
     if (valid && (rank == 0LL)) {
-      hg_ref<Checked>((*cnt), hg_add(hg_mul(w, 256LL), d), hg_f, 393, 3) = (uint32_t)(popc<Checked>(peers, hg_f));
+      hg_at<Checked>((*cnt), hg_add(hg_mul(w, 256LL), d), hg_f, 393, 3) = (uint32_t)(popc<Checked>(peers, hg_f));
     }
     hg_sync_threads();
     {
@@ -2970,11 +3053,11 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
           uint32_t r = hg_ld<Checked>((*run), dd, hg_f, 397, 3);
           for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
             uint32_t c = hg_ld<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 399, 3);
-            hg_ref<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
+            hg_at<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
             r += c;
-            hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
+            hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
           }
-          hg_ref<Checked>((*run), dd, hg_f, 404, 3) = r;
+          hg_at<Checked>((*run), dd, hg_f, 404, 3) = r;
         }
       } else {
         for (long long dd = hg_i24; dd < hg_b22; dd = hg_add(dd, hg_st23)) {
@@ -2982,11 +3065,11 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
           uint32_t r = hg_ld<Checked>((*run), dd, hg_f, 397, 3);
           for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
             uint32_t c = hg_ld<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 399, 3);
-            hg_ref<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
+            hg_at<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
             r += c;
-            hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
+            hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
           }
-          hg_ref<Checked>((*run), dd, hg_f, 404, 3) = r;
+          hg_at<Checked>((*run), dd, hg_f, 404, 3) = r;
         }
       }
     }
@@ -2994,9 +3077,9 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
     hg_sync_threads();
     if (valid) {
       uint32_t p = hg_ld<Checked>((*off), hg_add(hg_mul(w, 256LL), d), hg_f, 408, 3) + (uint32_t)(rank);
-      hg_ref<Checked>(keysOut, p, hg_f, 409, 3) = k;
+      hg_at<Checked>(keysOut, p, hg_f, 409, 3) = k;
       if (pairs) {
-        hg_ref<Checked>(valsOut, p, hg_f, 411, 3) = hg_ld<Checked>(valsIn, i, hg_f, 411, 3);
+        hg_at<Checked>(valsOut, p, hg_f, 411, 3) = hg_ld<Checked>(valsIn, i, hg_f, 411, 3);
       }
     }
   }
@@ -3031,7 +3114,7 @@ template <bool Checked, class K> HG_DEV void keyHeads(hg_slice<const K> keys, hg
         if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 9) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 9))) {
           f = (uint8_t)1;
         }
-        hg_ref<Checked>(flags, i, hg_f, 76, 9) = f;
+        hg_at<Checked>(flags, i, hg_f, 76, 9) = f;
       }
     } else {
       for (long long i = hg_i6; i < hg_b4; i = hg_add(i, hg_st5)) {
@@ -3040,7 +3123,7 @@ template <bool Checked, class K> HG_DEV void keyHeads(hg_slice<const K> keys, hg
         if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 9) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 9))) {
           f = (uint8_t)1;
         }
-        hg_ref<Checked>(flags, i, hg_f, 76, 9) = f;
+        hg_at<Checked>(flags, i, hg_f, 76, 9) = f;
       }
     }
   }
@@ -3116,15 +3199,15 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
             K k = hg_ld<Checked>(in, x, hg_f, 94, 7);
             long long y = x;
             while ((y > r) && mergeLess<Checked, K>(k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 96, 7), ord, kind, width, hg_f)) {
-              hg_ref<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
+              hg_at<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
               if (pairs) {
-                hg_ref<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
+                hg_at<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
               }
               y = hg_sub(y, 1LL);
             }
-            hg_ref<Checked>(out, y, hg_f, 103, 7) = k;
+            hg_at<Checked>(out, y, hg_f, 103, 7) = k;
             if (pairs) {
-              hg_ref<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
+              hg_at<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
             }
           }
         }
@@ -3136,15 +3219,15 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
             K k = hg_ld<Checked>(in, x, hg_f, 94, 7);
             long long y = x;
             while ((y > r) && mergeLess<Checked, K>(k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 96, 7), ord, kind, width, hg_f)) {
-              hg_ref<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
+              hg_at<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
               if (pairs) {
-                hg_ref<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
+                hg_at<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
               }
               y = hg_sub(y, 1LL);
             }
-            hg_ref<Checked>(out, y, hg_f, 103, 7) = k;
+            hg_at<Checked>(out, y, hg_f, 103, 7) = k;
             if (pairs) {
-              hg_ref<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
+              hg_at<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
             }
           }
         }
@@ -3163,14 +3246,14 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
       for (unsigned long long hg_k19 = 0; hg_k19 < hg_n18; hg_k19++) {
         long long x = (long long)((unsigned long long)hg_i17 + hg_k19 * (unsigned long long)hg_st16);
 #line 112 "kernels_merge.go"
-        hg_ref<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
-        hg_ref<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
+        hg_at<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
+        hg_at<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
       }
     } else {
       for (long long x = hg_i17; x < hg_b15; x = hg_add(x, hg_st16)) {
 #line 112 "kernels_merge.go"
-        hg_ref<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
-        hg_ref<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
+        hg_at<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
+        hg_at<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
       }
     }
   }
@@ -3202,8 +3285,8 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
           } else {
             p = hg_add(hg_sub(x, ae), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 127, 7)), k, true, ord, kind, width, hg_f));
           }
-          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
-          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
+          hg_at<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
+          hg_at<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
         }
       } else {
         for (long long x = hg_i25; x < hg_b23; x = hg_add(x, hg_st24)) {
@@ -3221,8 +3304,8 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
           } else {
             p = hg_add(hg_sub(x, ae), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 127, 7)), k, true, ord, kind, width, hg_f));
           }
-          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
-          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
+          hg_at<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
+          hg_at<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
         }
       }
     }
@@ -3240,17 +3323,17 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
       for (unsigned long long hg_k38 = 0; hg_k38 < hg_n37; hg_k38++) {
         long long x = (long long)((unsigned long long)hg_i36 + hg_k38 * (unsigned long long)hg_st35);
 #line 136 "kernels_merge.go"
-        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
+        hg_at<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
         if (pairs) {
-          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
+          hg_at<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
         }
       }
     } else {
       for (long long x = hg_i36; x < hg_b34; x = hg_add(x, hg_st35)) {
 #line 136 "kernels_merge.go"
-        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
+        hg_at<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
         if (pairs) {
-          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
+          hg_at<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
         }
       }
     }
@@ -3292,9 +3375,9 @@ template <bool Checked, class K> HG_DEV void mergeRange(hg_slice<const K> src, h
     } else {
       j = hg_add(j, 1LL);
     }
-    hg_ref<Checked>(dst, hg_add(as, d), hg_f, 158, 7) = hg_ld<Checked>(src, from, hg_f, 158, 7);
+    hg_at<Checked>(dst, hg_add(as, d), hg_f, 158, 7) = hg_ld<Checked>(src, from, hg_f, 158, 7);
     if (pairs) {
-      hg_ref<Checked>(dstI, hg_add(as, d), hg_f, 160, 7) = hg_ld<Checked>(srcI, from, hg_f, 160, 7);
+      hg_at<Checked>(dstI, hg_add(as, d), hg_f, 160, 7) = hg_ld<Checked>(srcI, from, hg_f, 160, 7);
     }
   }
 }
@@ -3332,8 +3415,8 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
   long long be = hg_t7;
 #line 192 "kernels_merge.go"
   if (tid == 0LL) {
-    (*part)[0LL] = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 193, 7), hg_sub<Checked>(src, bs, be, hg_f, 193, 7), hg_sub(o0, ps), ord, kind, width, hg_f);
-    (*part)[1LL] = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 194, 7), hg_sub<Checked>(src, bs, be, hg_f, 194, 7), hg_sub(o1, ps), ord, kind, width, hg_f);
+    hg_at<Checked>((*part), 0LL, hg_f, 193, 7) = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 193, 7), hg_sub<Checked>(src, bs, be, hg_f, 193, 7), hg_sub(o0, ps), ord, kind, width, hg_f);
+    hg_at<Checked>((*part), 1LL, hg_f, 194, 7) = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 194, 7), hg_sub<Checked>(src, bs, be, hg_f, 194, 7), hg_sub(o1, ps), ord, kind, width, hg_f);
   }
   hg_sync_threads();
   long long hg_t8 = (*part)[0LL];
@@ -3362,9 +3445,9 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
         if (x < la) {
           g = hg_add(hg_add(as, i0), x);
         }
-        hg_ref<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
+        hg_at<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
         if (pairs) {
-          hg_ref<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
+          hg_at<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
         }
       }
     } else {
@@ -3374,9 +3457,9 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
         if (x < la) {
           g = hg_add(hg_add(as, i0), x);
         }
-        hg_ref<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
+        hg_at<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
         if (pairs) {
-          hg_ref<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
+          hg_at<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
         }
       }
     }
@@ -3399,9 +3482,9 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
         } else {
           j = hg_add(j, 1LL);
         }
-        hg_ref<Checked>(sk, hg_add(tile, k), hg_f, 224, 7) = hg_ld<Checked>(sk, from, hg_f, 224, 7);
+        hg_at<Checked>(sk, hg_add(tile, k), hg_f, 224, 7) = hg_ld<Checked>(sk, from, hg_f, 224, 7);
         if (pairs) {
-          hg_ref<Checked>((*si), hg_add(tile, k), hg_f, 226, 7) = hg_ld<Checked>((*si), from, hg_f, 226, 7);
+          hg_at<Checked>((*si), hg_add(tile, k), hg_f, 226, 7) = hg_ld<Checked>((*si), from, hg_f, 226, 7);
         }
       }
     }
@@ -3418,17 +3501,17 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
       for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
         long long x = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
 #line 232 "kernels_merge.go"
-        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
+        hg_at<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
         if (pairs) {
-          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
+          hg_at<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
         }
       }
     } else {
       for (long long x = hg_i22; x < hg_b20; x = hg_add(x, hg_st21)) {
 #line 232 "kernels_merge.go"
-        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
+        hg_at<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
         if (pairs) {
-          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
+          hg_at<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
         }
       }
     }
@@ -3441,7 +3524,7 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
   if (span > 0LL) {
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     for (long long i = lo; i < hg_min(hg_add(lo, span), n); i = hg_add(i, 1LL)) {
-      hg_ref<Checked>(out, i, hg_f, 247, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 247, 7), hg_f, 247, 7);
+      hg_at<Checked>(out, i, hg_f, 247, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 247, 7), hg_f, 247, 7);
     }
     return;
   }
@@ -3455,12 +3538,12 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
 #line 252 "kernels_merge.go"
-        hg_ref<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
+        hg_at<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
 #line 252 "kernels_merge.go"
-        hg_ref<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
+        hg_at<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
       }
     }
   }
@@ -3484,12 +3567,12 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
 #line 40 "kernels_sort.go"
-        hg_ref<Checked>((*bins), i, hg_f, 40, 11) = 0U;
+        hg_at<Checked>((*bins), i, hg_f, 40, 11) = 0U;
       }
     } else {
       for (long long i = hg_i5; i < hg_b3; i = hg_add(i, hg_st4)) {
 #line 40 "kernels_sort.go"
-        hg_ref<Checked>((*bins), i, hg_f, 40, 11) = 0U;
+        hg_at<Checked>((*bins), i, hg_f, 40, 11) = 0U;
       }
     }
   }
@@ -3524,9 +3607,13 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
           long long bits = hg_min(8LL, hg_sub(end, shift));
           long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 11) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 11) - 1ULL)));
           if (bd == 1LL) {
-            hg_ref<Checked>((*bins), d, hg_f, 57, 11) += 1U;
+            {
+              auto hg_r20 = hg_at<Checked>((*bins), d, hg_f, 57, 11);
+              hg_r20 = hg_r20.get() + 1U;
+            }
           } else {
-            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 11), 1U);
+#line 59 "kernels_sort.go"
+            hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), d, hg_f, 59, 11)), 1U);
           }
         }
       }
@@ -3539,9 +3626,13 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
           long long bits = hg_min(8LL, hg_sub(end, shift));
           long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 11) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 11) - 1ULL)));
           if (bd == 1LL) {
-            hg_ref<Checked>((*bins), d, hg_f, 57, 11) += 1U;
+            {
+              auto hg_r23 = hg_at<Checked>((*bins), d, hg_f, 57, 11);
+              hg_r23 = hg_r23.get() + 1U;
+            }
           } else {
-            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 11), 1U);
+#line 59 "kernels_sort.go"
+            hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), d, hg_f, 59, 11)), 1U);
           }
         }
       }
@@ -3550,33 +3641,33 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
 #line 63 "kernels_sort.go"
   hg_sync_threads();
   {
-    long long hg_i24 = tid;
-    long long hg_b22 = hg_mul(passes, 256LL);
-    long long hg_st23 = bd;
-    if (hg_st23 > 0LL && hg_b22 <= 0x7fffffffffffffffLL - hg_st23 + 1LL) {
-      unsigned long long hg_n25 = hg_i24 < hg_b22 ? ((unsigned long long)hg_b22 - (unsigned long long)hg_i24 - 1ULL) / (unsigned long long)hg_st23 + 1ULL : 0ULL;
+    long long hg_i26 = tid;
+    long long hg_b24 = hg_mul(passes, 256LL);
+    long long hg_st25 = bd;
+    if (hg_st25 > 0LL && hg_b24 <= 0x7fffffffffffffffLL - hg_st25 + 1LL) {
+      unsigned long long hg_n27 = hg_i26 < hg_b24 ? ((unsigned long long)hg_b24 - (unsigned long long)hg_i26 - 1ULL) / (unsigned long long)hg_st25 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
-        long long i = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
+      for (unsigned long long hg_k28 = 0; hg_k28 < hg_n27; hg_k28++) {
+        long long i = (long long)((unsigned long long)hg_i26 + hg_k28 * (unsigned long long)hg_st25);
 #line 65 "kernels_sort.go"
         {
 #line 65 "kernels_sort.go"
           uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 11);
 #line 65 "kernels_sort.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 11), c);
+            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 66, 11)), c);
           }
         }
       }
     } else {
-      for (long long i = hg_i24; i < hg_b22; i = hg_add(i, hg_st23)) {
+      for (long long i = hg_i26; i < hg_b24; i = hg_add(i, hg_st25)) {
 #line 65 "kernels_sort.go"
         {
 #line 65 "kernels_sort.go"
           uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 11);
 #line 65 "kernels_sort.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 11), c);
+            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 66, 11)), c);
           }
         }
       }
@@ -3607,11 +3698,11 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   long long n = keysIn.n;
   uint64_t mask = hg_shl<Checked>(1ULL, bits, hg_f, 91, 11) - 1ULL;
   long long half = states.n / 2LL;
-  long long b = hg_ordered_block_id(&hg_ref<Checked>(meta, hg_add(2048LL, p), hg_f, 93, 11));
+  long long b = hg_ordered_block_id(hg_ptr(hg_at<Checked>(meta, hg_add(2048LL, p), hg_f, 93, 11)));
   long long cur = hg_add(hg_mul(p % 2LL, half), hg_mul(b, 256LL));
-  hg_ref<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 95, 11) = 0U;
+  hg_at<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 95, 11) = 0U;
   for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 97, 11) = 0U;
+    hg_at<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 97, 11) = 0U;
   }
   hg_sync_threads();
 #line 103 "kernels_sort.go"
@@ -3620,19 +3711,23 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   hg_array<K, 16> ks = {};
   hg_array<uint32_t, 16> ds = {};
   hg_array<uint32_t, 16> rk = {};
+  #pragma unroll
   for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+#line 109 "kernels_sort.go"
     {
 #line 109 "kernels_sort.go"
       long long i = hg_add(first, hg_mul(j, ws));
 #line 109 "kernels_sort.go"
       if ((j < items) && (i < n)) {
-        hg_ref<Checked>(ks, j, hg_f, 110, 11) = hg_ld<Checked>(keysIn, i, hg_f, 110, 11);
+        hg_at<Checked>(ks, j, hg_f, 110, 11) = hg_ld<Checked>(keysIn, i, hg_f, 110, 11);
       }
     }
   }
 #line 113 "kernels_sort.go"
   uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 113, 11) - 1ULL;
+  #pragma unroll
   for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+#line 115 "kernels_sort.go"
     if (j < items) {
       bool valid = hg_add(first, hg_mul(j, ws)) < n;
       long long d = 0LL;
@@ -3653,14 +3748,14 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       uint32_t pre = {};
       if (valid && (rank == 0U)) {
         pre = hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 134, 11);
-        hg_ref<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 135, 11) = pre + (uint32_t)(popc<Checked>(peers, hg_f));
+        hg_at<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 135, 11) = pre + (uint32_t)(popc<Checked>(peers, hg_f));
       }
       hg_sync_warp();
       pre = hg_shfl(pre, (long long)(ctz<Checked>(peers, hg_f) & hg_sub(ws, 1LL)));
       uint32_t hg_t9 = (uint32_t)(d);
       uint32_t hg_t10 = pre + rank;
-      hg_ref<Checked>(ds, j, hg_f, 139, 11) = hg_t9;
-      hg_ref<Checked>(rk, j, hg_f, 139, 11) = hg_t10;
+      hg_at<Checked>(ds, j, hg_f, 139, 11) = hg_t9;
+      hg_at<Checked>(rk, j, hg_f, 139, 11) = hg_t10;
     }
   }
 #line 142 "kernels_sort.go"
@@ -3669,7 +3764,7 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   uint32_t tot = {};
   for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
     uint32_t c = hg_ld<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 149, 11);
-    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 150, 11) = tot;
+    hg_at<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 150, 11) = tot;
     tot += c;
   }
   auto hg_m12 = blockScan<Checked, uint32_t>(tot, warps, hg_f);
@@ -3681,13 +3776,13 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
 #line 156 "kernels_sort.go"
   uint32_t excl = {};
   if (b == 0LL) {
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 158, 11), 2147483648U | tot);
+    hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, hg_add(cur, tid), hg_f, 158, 11)), 2147483648U | tot);
   } else {
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 160, 11), 1073741824U | tot);
+    hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, hg_add(cur, tid), hg_f, 160, 11)), 1073741824U | tot);
     long long j = hg_add(hg_sub(cur, 256LL), tid);
     bool done = false;
     while (!done) {
-      uint32_t s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 164, 11));
+      uint32_t s = hg_atomic_load<1, 1>(hg_ptr(hg_at<Checked>(states, j, hg_f, 164, 11)));
       if ((s & 2147483648U) != 0U) {
         excl += s & 1073741823U;
         done = true;
@@ -3696,19 +3791,21 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
         j = hg_sub(j, 256LL);
       }
     }
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 173, 11), 2147483648U | (excl + tot));
+    hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, hg_add(cur, tid), hg_f, 173, 11)), 2147483648U | (excl + tot));
   }
-  hg_ref<Checked>((*start), tid, hg_f, 175, 11) = st;
+  hg_at<Checked>((*start), tid, hg_f, 175, 11) = st;
 #line 179 "kernels_sort.go"
-  hg_ref<Checked>((*base), tid, hg_f, 179, 11) = (gex + excl) - st;
+  hg_at<Checked>((*base), tid, hg_f, 179, 11) = (gex + excl) - st;
   hg_sync_threads();
 #line 182 "kernels_sort.go"
+  #pragma unroll
   for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+#line 183 "kernels_sort.go"
     if ((j < items) && (hg_add(first, hg_mul(j, ws)) < n)) {
       long long d = (long long)(hg_ld<Checked>(ds, j, hg_f, 184, 11));
       uint32_t q = (hg_ld<Checked>((*start), d, hg_f, 185, 11) + hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 185, 11)) + hg_ld<Checked>(rk, j, hg_f, 185, 11);
-      hg_ref<Checked>(sk, q, hg_f, 186, 11) = hg_ld<Checked>(ks, j, hg_f, 186, 11);
-      hg_ref<Checked>(rk, j, hg_f, 187, 11) = q;
+      hg_at<Checked>(sk, q, hg_f, 186, 11) = hg_ld<Checked>(ks, j, hg_f, 186, 11);
+      hg_at<Checked>(rk, j, hg_f, 187, 11) = q;
     }
   }
   hg_sync_threads();
@@ -3725,14 +3822,14 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
 #line 193 "kernels_sort.go"
         K k = hg_ld<Checked>(sk, i, hg_f, 193, 11);
         long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 11) & mask);
-        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
+        hg_at<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
       }
     } else {
       for (long long i = hg_i18; i < hg_b16; i = hg_add(i, hg_st17)) {
 #line 193 "kernels_sort.go"
         K k = hg_ld<Checked>(sk, i, hg_f, 193, 11);
         long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 11) & mask);
-        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
+        hg_at<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
       }
     }
   }
@@ -3740,13 +3837,15 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   if (!pairs) {
     return;
   }
+  #pragma unroll
   for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+#line 201 "kernels_sort.go"
     {
 #line 201 "kernels_sort.go"
       long long i = hg_add(first, hg_mul(j, ws));
 #line 201 "kernels_sort.go"
       if ((j < items) && (i < n)) {
-        hg_ref<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 202, 11), hg_f, 202, 11) = hg_ld<Checked>(valsIn, i, hg_f, 202, 11);
+        hg_at<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 202, 11), hg_f, 202, 11) = hg_ld<Checked>(valsIn, i, hg_f, 202, 11);
       }
     }
   }
@@ -3763,13 +3862,13 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
         long long i = (long long)((unsigned long long)hg_i26 + hg_k28 * (unsigned long long)hg_st25);
 #line 207 "kernels_sort.go"
         long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 11), kind, width, desc, hg_f), shift, hg_f, 207, 11) & mask);
-        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
+        hg_at<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
       }
     } else {
       for (long long i = hg_i26; i < hg_b24; i = hg_add(i, hg_st25)) {
 #line 207 "kernels_sort.go"
         long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 11), kind, width, desc, hg_f), shift, hg_f, 207, 11) & mask);
-        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
+        hg_at<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
       }
     }
   }
@@ -3806,7 +3905,7 @@ template <bool Checked> HG_DEV void runLengths(hg_slice<const int64_t> heads, hg
         if (hg_add(j, 1LL) < r) {
           end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 10);
         }
-        hg_ref<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
+        hg_at<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
       }
     } else {
       for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
@@ -3815,7 +3914,7 @@ template <bool Checked> HG_DEV void runLengths(hg_slice<const int64_t> heads, hg
         if (hg_add(j, 1LL) < r) {
           end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 10);
         }
-        hg_ref<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
+        hg_at<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
       }
     }
   }
