@@ -221,7 +221,7 @@ func TestSemantics(t *testing.T) {
 		"n / 7", // a constant divisor needs no check
 		"__shared__ hg_array<hg_array<float, 33>, 32> hg_shared_tile;",
 		"hg_atomic_add(hg_ptr_shared(hg_at<Checked>((*local), ", // a failed index stays in shared memory
-		"hg_at<Checked>((*local), i, hg_f, 37, 1) = 0U;",          // a checked store: dropped when i fails
+		"hg_at<Checked>((*local), i, hg_f, 37, 1) = 0U;",        // a checked store: dropped when i fails
 		"hg_shfl_up(v, (long long)(d))",
 		"goto hg_break_", "goto hg_continue_",
 		// an explicit conversion of a product rounds it: no FMA
