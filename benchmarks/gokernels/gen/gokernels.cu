@@ -158,19 +158,43 @@ struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 // out of line, so the checked loop stays one straight block.
 #define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -317,33 +341,25 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
 // An array's checked read loads a.v[0] where i fails (N > 0): the load
-// does not wait on the check, whose branch only records the fault.
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
   bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (N == 0 || !C) {
-    if (bad) {
-      hg_fail(f, 1, line, file, i, N);
-      return {};
-    }
-    return a.v[i];
-  }
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
   T v = a.v[bad ? 0 : i];
-  if (HG_UNLIKELY(bad)) hg_fail(f, 1, line, file, i, N);
   return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
@@ -351,15 +367,14 @@ template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, 
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
   bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (HG_UNLIKELY(bad)) hg_fail(f, 1, line, file, i, N);
+  if (C) hg_note(f, bad, 1, line, file, i, N);
   return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
 }
 
@@ -384,24 +399,22 @@ template <class T> struct hg_place {
   }
 };
 template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {s.p, false};
-  }
-  return {s.p + i, true};
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
 }
 template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
-    hg_fail(f, 1, line, file, i, N);
-    return {a.v, false};
-  }
-  return {a.v + i, true};
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
 }
 // a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
-// there) checks nothing more.
+// there) records nothing more.
 template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && !a.ok) return {a.p->v, false};
-  return hg_at<C>(*a.p, i, f, line, file);
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
 }
 // hg_ptr is &place for an atomic: a failed place gives the global scratch
 // cell, hg_ptr_shared a shared one, so a shared array's atomics stay
@@ -707,7 +720,9 @@ extern "C" __global__ void vector_add(const float* a_p, const float* b_p, float*
   vectorAdd<false>(hg_bare(a_p), hg_bare(b_p), hg_make_slice(c_p, c_n), nullptr);
 }
 extern "C" __global__ void vector_add_checked(const float* a_p, const float* b_p, float* c_p, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
-  vectorAdd<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), hg_f);
+  hg_fault hg_own = {};
+  vectorAdd<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 28 "kernels.go"
@@ -767,7 +782,9 @@ extern "C" __global__ void matrix_mul16(float* c_p, const float* a_p, const floa
   matrixMul16<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(b_p), wA, wB, nullptr);
 }
 extern "C" __global__ void matrix_mul16_checked(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
-  matrixMul16<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, hg_f);
+  hg_fault hg_own = {};
+  matrixMul16<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 52 "kernels.go"
@@ -827,7 +844,9 @@ extern "C" __global__ void matrix_mul32(float* c_p, const float* a_p, const floa
   matrixMul32<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(b_p), wA, wB, nullptr);
 }
 extern "C" __global__ void matrix_mul32_checked(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
-  matrixMul32<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, hg_f);
+  hg_fault hg_own = {};
+  matrixMul32<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 112 "kernels.go"
@@ -839,7 +858,9 @@ extern "C" __global__ void reduce_f32(const float* in_p, long long in_n, float* 
   reduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), 0xffffffffu, nullptr);
 }
 extern "C" __global__ void reduce_f32_checked(const float* in_p, long long in_n, float* out_p, unsigned int hg_dyn_bytes, long long out_n, hg_fault* hg_f) {
-  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 119 "kernels.go"
@@ -851,7 +872,9 @@ extern "C" __global__ void reduce_i32(const int32_t* in_p, long long in_n, int32
   reduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), 0xffffffffu, nullptr);
 }
 extern "C" __global__ void reduce_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, unsigned int hg_dyn_bytes, long long out_n, hg_fault* hg_f) {
-  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 128 "kernels.go"
@@ -940,7 +963,9 @@ extern "C" __global__ void histogram256(const uint8_t* data_p, long long data_n,
   histogram256<false>(hg_make_slice(data_p, data_n), hg_bare(bins_p), nullptr);
 }
 extern "C" __global__ void histogram256_checked(const uint8_t* data_p, long long data_n, uint32_t* bins_p, long long bins_n, hg_fault* hg_f) {
-  histogram256<true>(hg_make_slice(data_p, data_n), hg_make_slice(bins_p, bins_n), hg_f);
+  hg_fault hg_own = {};
+  histogram256<true>(hg_make_slice(data_p, data_n), hg_make_slice(bins_p, bins_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 150 "kernels.go"
@@ -969,7 +994,9 @@ extern "C" __global__ void transpose(float* out_p, const float* in_p, int32_t ro
   transpose<false>(hg_bare(out_p), hg_bare(in_p), rows, cols, nullptr);
 }
 extern "C" __global__ void transpose_checked(float* out_p, const float* in_p, int32_t rows, int32_t cols, long long out_n, long long in_n, hg_fault* hg_f) {
-  transpose<true>(hg_make_slice(out_p, out_n), hg_make_slice(in_p, in_n), rows, cols, hg_f);
+  hg_fault hg_own = {};
+  transpose<true>(hg_make_slice(out_p, out_n), hg_make_slice(in_p, in_n), rows, cols, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 175 "kernels.go"
@@ -1030,7 +1057,9 @@ extern "C" __global__ void scan_block(int32_t* data_p, long long data_n, int32_t
   scanBlock<false>(hg_make_slice(data_p, data_n), hg_bare(sums_p), nullptr);
 }
 extern "C" __global__ void scan_block_checked(int32_t* data_p, long long data_n, int32_t* sums_p, long long sums_n, hg_fault* hg_f) {
-  scanBlock<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), hg_f);
+  hg_fault hg_own = {};
+  scanBlock<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 226 "kernels.go"
@@ -1053,6 +1082,8 @@ extern "C" __global__ void uniform_add(int32_t* data_p, long long data_n, const 
   uniformAdd<false>(hg_make_slice(data_p, data_n), hg_bare(sums_p), nullptr);
 }
 extern "C" __global__ void uniform_add_checked(int32_t* data_p, long long data_n, const int32_t* sums_p, long long sums_n, hg_fault* hg_f) {
-  uniformAdd<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), hg_f);
+  hg_fault hg_own = {};
+  uniformAdd<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 

@@ -158,19 +158,43 @@ struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 // out of line, so the checked loop stays one straight block.
 #define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -317,33 +341,25 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
 // An array's checked read loads a.v[0] where i fails (N > 0): the load
-// does not wait on the check, whose branch only records the fault.
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
   bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (N == 0 || !C) {
-    if (bad) {
-      hg_fail(f, 1, line, file, i, N);
-      return {};
-    }
-    return a.v[i];
-  }
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
   T v = a.v[bad ? 0 : i];
-  if (HG_UNLIKELY(bad)) hg_fail(f, 1, line, file, i, N);
   return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
@@ -351,15 +367,14 @@ template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, 
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
   bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (HG_UNLIKELY(bad)) hg_fail(f, 1, line, file, i, N);
+  if (C) hg_note(f, bad, 1, line, file, i, N);
   return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
 }
 
@@ -384,24 +399,22 @@ template <class T> struct hg_place {
   }
 };
 template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {s.p, false};
-  }
-  return {s.p + i, true};
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
 }
 template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
-    hg_fail(f, 1, line, file, i, N);
-    return {a.v, false};
-  }
-  return {a.v + i, true};
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
 }
 // a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
-// there) checks nothing more.
+// there) records nothing more.
 template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && !a.ok) return {a.p->v, false};
-  return hg_at<C>(*a.p, i, f, line, file);
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
 }
 // hg_ptr is &place for an atomic: a failed place gives the global scratch
 // cell, hg_ptr_shared a shared one, so a shared array's atomics stay
@@ -1406,7 +1419,9 @@ extern "C" __global__ void hipgo_map1_softplus_float32_float32(float* out_p, lon
   hipgoMap1<false, softplus, float, float>(hg_make_slice(out_p, out_n), hg_bare(x1_p), d1, m1, span, nullptr);
 }
 extern "C" __global__ void hipgo_map1_softplus_float32_float32_checked(float* out_p, long long out_n, const float* x1_p, long long d1, long long m1, long long span, long long x1_n, hg_fault* hg_f) {
-  hipgoMap1<true, softplus, float, float>(hg_make_slice(out_p, out_n), hg_make_slice(x1_p, x1_n), d1, m1, span, hg_f);
+  hg_fault hg_own = {};
+  hipgoMap1<true, softplus, float, float>(hg_make_slice(out_p, out_n), hg_make_slice(x1_p, x1_n), d1, m1, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 67 "hipgo_inst_gen.go"
@@ -1442,7 +1457,9 @@ extern "C" __global__ void hipgo_map3_axpy_clip_float32_float32_float32_float32(
   hipgoMap3<false, axpyClip, float, float, float, float>(hg_make_slice(out_p, out_n), hg_bare(x1_p), d1, m1, hg_bare(x2_p), d2, m2, hg_bare(x3_p), d3, m3, span, nullptr);
 }
 extern "C" __global__ void hipgo_map3_axpy_clip_float32_float32_float32_float32_checked(float* out_p, long long out_n, const float* x1_p, long long d1, long long m1, const float* x2_p, long long d2, long long m2, const float* x3_p, long long d3, long long m3, long long span, long long x1_n, long long x2_n, long long x3_n, hg_fault* hg_f) {
-  hipgoMap3<true, axpyClip, float, float, float, float>(hg_make_slice(out_p, out_n), hg_make_slice(x1_p, x1_n), d1, m1, hg_make_slice(x2_p, x2_n), d2, m2, hg_make_slice(x3_p, x3_n), d3, m3, span, hg_f);
+  hg_fault hg_own = {};
+  hipgoMap3<true, axpyClip, float, float, float, float>(hg_make_slice(out_p, out_n), hg_make_slice(x1_p, x1_n), d1, m1, hg_make_slice(x2_p, x2_n), d2, m2, hg_make_slice(x3_p, x3_n), d3, m3, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 83 "hipgo_inst_gen.go"
@@ -1478,7 +1495,9 @@ extern "C" __global__ void hipgo_map4_sq_dist_float64_float64_float64_float64_fl
   hipgoMap4<false, sqDist, double, double, double, double, double>(hg_make_slice(out_p, out_n), hg_bare(x1_p), d1, m1, hg_bare(x2_p), d2, m2, hg_bare(x3_p), d3, m3, hg_bare(x4_p), d4, m4, span, nullptr);
 }
 extern "C" __global__ void hipgo_map4_sq_dist_float64_float64_float64_float64_float64_checked(double* out_p, long long out_n, const double* x1_p, long long d1, long long m1, const double* x2_p, long long d2, long long m2, const double* x3_p, long long d3, long long m3, const double* x4_p, long long d4, long long m4, long long span, long long x1_n, long long x2_n, long long x3_n, long long x4_n, hg_fault* hg_f) {
-  hipgoMap4<true, sqDist, double, double, double, double, double>(hg_make_slice(out_p, out_n), hg_make_slice(x1_p, x1_n), d1, m1, hg_make_slice(x2_p, x2_n), d2, m2, hg_make_slice(x3_p, x3_n), d3, m3, hg_make_slice(x4_p, x4_n), d4, m4, span, hg_f);
+  hg_fault hg_own = {};
+  hipgoMap4<true, sqDist, double, double, double, double, double>(hg_make_slice(out_p, out_n), hg_make_slice(x1_p, x1_n), d1, m1, hg_make_slice(x2_p, x2_n), d2, m2, hg_make_slice(x3_p, x3_n), d3, m3, hg_make_slice(x4_p, x4_n), d4, m4, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 135 "hipgo_inst_gen.go"
@@ -1523,7 +1542,9 @@ extern "C" __global__ void hipgo_reduce_farthest_float64(const double* in_p, lon
   hipgoReduce<false, farthest, double>(hg_make_slice(in_p, in_n), hg_bare(out_p), span, nullptr);
 }
 extern "C" __global__ void hipgo_reduce_farthest_float64_checked(const double* in_p, long long in_n, double* out_p, long long span, long long out_n, hg_fault* hg_f) {
-  hipgoReduce<true, farthest, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  hipgoReduce<true, farthest, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 515 "hipgo_inst_gen.go"
@@ -1539,7 +1560,9 @@ extern "C" __global__ void hipgo_scan_farthest_float64(const double* in_p, long 
   hipgoScan<false, farthest, double>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void hipgo_scan_farthest_float64_checked(const double* in_p, long long in_n, double* out_p, const double* offs_p, long long mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  hipgoScan<true, farthest, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  hipgoScan<true, farthest, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 526 "hipgo_inst_gen.go"
@@ -1555,7 +1578,9 @@ extern "C" __global__ void hipgo_merge_block_farther_first_float64(const double*
   hipgoMergeBlock<false, fartherFirst, double>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void hipgo_merge_block_farther_first_float64_checked(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  hipgoMergeBlock<true, fartherFirst, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  hipgoMergeBlock<true, fartherFirst, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 537 "hipgo_inst_gen.go"
@@ -1574,6 +1599,8 @@ extern "C" __global__ void hipgo_merge_pass_farther_first_float64(const double* 
   hipgoMergePass<false, fartherFirst, double>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void hipgo_merge_pass_farther_first_float64_checked(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  hipgoMergePass<true, fartherFirst, double>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  hipgoMergePass<true, fartherFirst, double>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 

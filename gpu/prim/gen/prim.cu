@@ -158,19 +158,43 @@ struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 // out of line, so the checked loop stays one straight block.
 #define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -317,33 +341,25 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
 // An array's checked read loads a.v[0] where i fails (N > 0): the load
-// does not wait on the check, whose branch only records the fault.
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
   bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (N == 0 || !C) {
-    if (bad) {
-      hg_fail(f, 1, line, file, i, N);
-      return {};
-    }
-    return a.v[i];
-  }
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
   T v = a.v[bad ? 0 : i];
-  if (HG_UNLIKELY(bad)) hg_fail(f, 1, line, file, i, N);
   return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
@@ -351,15 +367,14 @@ template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, 
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
   bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (HG_UNLIKELY(bad)) hg_fail(f, 1, line, file, i, N);
+  if (C) hg_note(f, bad, 1, line, file, i, N);
   return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
 }
 
@@ -384,24 +399,22 @@ template <class T> struct hg_place {
   }
 };
 template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {s.p, false};
-  }
-  return {s.p + i, true};
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
 }
 template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
-    hg_fail(f, 1, line, file, i, N);
-    return {a.v, false};
-  }
-  return {a.v + i, true};
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
 }
 // a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
-// there) checks nothing more.
+// there) records nothing more.
 template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && !a.ok) return {a.p->v, false};
-  return hg_at<C>(*a.p, i, f, line, file);
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
 }
 // hg_ptr is &place for an atomic: a failed place gives the global scratch
 // cell, hg_ptr_shared a shared one, so a shared array's atomics stay
@@ -3924,7 +3937,9 @@ extern "C" __global__ void run_lengths(const int64_t* heads_p, const int64_t* nu
   runLengths<false>(hg_bare(heads_p), hg_bare(num_p), hg_bare(counts_p), n, span, nullptr);
 }
 extern "C" __global__ void run_lengths_checked(const int64_t* heads_p, const int64_t* num_p, int64_t* counts_p, long long n, long long span, long long heads_n, long long num_n, long long counts_n, hg_fault* hg_f) {
-  runLengths<true>(hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), hg_make_slice(counts_p, counts_n), n, span, hg_f);
+  hg_fault hg_own = {};
+  runLengths<true>(hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), hg_make_slice(counts_p, counts_n), n, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 10 "kernels_types.go"
@@ -3943,7 +3958,9 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_i32(const int32_t* in_
   reduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 22 "kernels_types.go"
@@ -3969,7 +3986,9 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i32(const int32_t*
   argReduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i32_checked(const int32_t* in_p, long long in_n, const int64_t* inI_p, int32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 36 "kernels_types.go"
@@ -3984,7 +4003,9 @@ extern "C" __global__ void scan_up_i32(const int32_t* in_p, long long in_n, int3
   scanUpI32<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_i32_checked(const int32_t* in_p, long long in_n, int32_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 44 "kernels_types.go"
@@ -4000,7 +4021,9 @@ extern "C" __global__ void scan_i32(const int32_t* in_p, long long in_n, int32_t
   scanI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, const int32_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 53 "kernels_types.go"
@@ -4019,7 +4042,9 @@ extern "C" __global__ void scan_lbi32(const int32_t* in_p, long long in_n, int32
   scanLBI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_lbi32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t* agg_p, int32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 63 "kernels_types.go"
@@ -4035,7 +4060,9 @@ extern "C" __global__ void unary_i32(const int32_t* in_p, int32_t* out_p, long l
   unaryI32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_i32_checked(const int32_t* in_p, int32_t* out_p, long long out_n, int32_t op, int32_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 74 "kernels_types.go"
@@ -4051,7 +4078,9 @@ extern "C" __global__ void binary_i32(const int32_t* x_p, const int32_t* y_p, in
   binaryI32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_i32_checked(const int32_t* x_p, const int32_t* y_p, int32_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryI32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryI32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 85 "kernels_types.go"
@@ -4066,7 +4095,9 @@ extern "C" __global__ void seg_reduce_i32(const int32_t* in_p, long long in_n, c
   segReduceI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_i32_checked(const int32_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, int32_t* out_p, int32_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 93 "kernels_types.go"
@@ -4081,7 +4112,9 @@ extern "C" __global__ void select_count_i32(const int32_t* in_p, long long in_n,
   selectCountI32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, int32_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 101 "kernels_types.go"
@@ -4099,7 +4132,9 @@ extern "C" __global__ void select_scatter_i32(const int32_t* in_p, long long in_
   selectScatterI32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int32_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, int32_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 110 "kernels_types.go"
@@ -4121,7 +4156,9 @@ extern "C" __global__ void seg_scan_i32(const int32_t* in_p, long long in_n, con
   segScanI32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* heads_p, int32_t* out_p, int32_t* sums_p, uint8_t* sumHeads_p, const int32_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 121 "kernels_types.go"
@@ -4140,7 +4177,9 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u32(const uint32_t* in
   reduceU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 133 "kernels_types.go"
@@ -4166,7 +4205,9 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u32(const uint32_t
   argReduceU32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u32_checked(const uint32_t* in_p, long long in_n, const int64_t* inI_p, uint32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 147 "kernels_types.go"
@@ -4181,7 +4222,9 @@ extern "C" __global__ void scan_up_u32(const uint32_t* in_p, long long in_n, uin
   scanUpU32<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 155 "kernels_types.go"
@@ -4197,7 +4240,9 @@ extern "C" __global__ void scan_u32(const uint32_t* in_p, long long in_n, uint32
   scanU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, const uint32_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 164 "kernels_types.go"
@@ -4216,7 +4261,9 @@ extern "C" __global__ void scan_lbu32(const uint32_t* in_p, long long in_n, uint
   scanLBU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_lbu32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* agg_p, uint32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 174 "kernels_types.go"
@@ -4232,7 +4279,9 @@ extern "C" __global__ void unary_u32(const uint32_t* in_p, uint32_t* out_p, long
   unaryU32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_u32_checked(const uint32_t* in_p, uint32_t* out_p, long long out_n, int32_t op, uint32_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 185 "kernels_types.go"
@@ -4248,7 +4297,9 @@ extern "C" __global__ void binary_u32(const uint32_t* x_p, const uint32_t* y_p, 
   binaryU32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_u32_checked(const uint32_t* x_p, const uint32_t* y_p, uint32_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryU32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryU32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 196 "kernels_types.go"
@@ -4263,7 +4314,9 @@ extern "C" __global__ void seg_reduce_u32(const uint32_t* in_p, long long in_n, 
   segReduceU32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_u32_checked(const uint32_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, uint32_t* out_p, uint32_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 204 "kernels_types.go"
@@ -4278,7 +4331,9 @@ extern "C" __global__ void select_count_u32(const uint32_t* in_p, long long in_n
   selectCountU32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, uint32_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 212 "kernels_types.go"
@@ -4296,7 +4351,9 @@ extern "C" __global__ void select_scatter_u32(const uint32_t* in_p, long long in
   selectScatterU32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, uint32_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, uint32_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 221 "kernels_types.go"
@@ -4318,7 +4375,9 @@ extern "C" __global__ void seg_scan_u32(const uint32_t* in_p, long long in_n, co
   segScanU32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* heads_p, uint32_t* out_p, uint32_t* sums_p, uint8_t* sumHeads_p, const uint32_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 232 "kernels_types.go"
@@ -4337,7 +4396,9 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_i64(const int64_t* in_
   reduceI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 244 "kernels_types.go"
@@ -4363,7 +4424,9 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i64(const int64_t*
   argReduceI64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i64_checked(const int64_t* in_p, long long in_n, const int64_t* inI_p, int64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 258 "kernels_types.go"
@@ -4378,7 +4441,9 @@ extern "C" __global__ void scan_up_i64(const int64_t* in_p, long long in_n, int6
   scanUpI64<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_i64_checked(const int64_t* in_p, long long in_n, int64_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 266 "kernels_types.go"
@@ -4394,7 +4459,9 @@ extern "C" __global__ void scan_i64(const int64_t* in_p, long long in_n, int64_t
   scanI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, const int64_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 275 "kernels_types.go"
@@ -4413,7 +4480,9 @@ extern "C" __global__ void scan_lbi64(const int64_t* in_p, long long in_n, int64
   scanLBI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_lbi64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t* agg_p, int64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 285 "kernels_types.go"
@@ -4429,7 +4498,9 @@ extern "C" __global__ void unary_i64(const int64_t* in_p, int64_t* out_p, long l
   unaryI64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_i64_checked(const int64_t* in_p, int64_t* out_p, long long out_n, int32_t op, int64_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 296 "kernels_types.go"
@@ -4445,7 +4516,9 @@ extern "C" __global__ void binary_i64(const int64_t* x_p, const int64_t* y_p, in
   binaryI64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_i64_checked(const int64_t* x_p, const int64_t* y_p, int64_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryI64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryI64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 307 "kernels_types.go"
@@ -4460,7 +4533,9 @@ extern "C" __global__ void seg_reduce_i64(const int64_t* in_p, long long in_n, c
   segReduceI64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_i64_checked(const int64_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, int64_t* out_p, int64_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 315 "kernels_types.go"
@@ -4475,7 +4550,9 @@ extern "C" __global__ void select_count_i64(const int64_t* in_p, long long in_n,
   selectCountI64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, int64_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 323 "kernels_types.go"
@@ -4493,7 +4570,9 @@ extern "C" __global__ void select_scatter_i64(const int64_t* in_p, long long in_
   selectScatterI64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, int64_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 332 "kernels_types.go"
@@ -4515,7 +4594,9 @@ extern "C" __global__ void seg_scan_i64(const int64_t* in_p, long long in_n, con
   segScanI64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* heads_p, int64_t* out_p, int64_t* sums_p, uint8_t* sumHeads_p, const int64_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 343 "kernels_types.go"
@@ -4534,7 +4615,9 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u64(const uint64_t* in
   reduceU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 355 "kernels_types.go"
@@ -4560,7 +4643,9 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u64(const uint64_t
   argReduceU64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u64_checked(const uint64_t* in_p, long long in_n, const int64_t* inI_p, uint64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 369 "kernels_types.go"
@@ -4575,7 +4660,9 @@ extern "C" __global__ void scan_up_u64(const uint64_t* in_p, long long in_n, uin
   scanUpU64<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 377 "kernels_types.go"
@@ -4591,7 +4678,9 @@ extern "C" __global__ void scan_u64(const uint64_t* in_p, long long in_n, uint64
   scanU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, const uint64_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 386 "kernels_types.go"
@@ -4610,7 +4699,9 @@ extern "C" __global__ void scan_lbu64(const uint64_t* in_p, long long in_n, uint
   scanLBU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_lbu64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t* agg_p, uint64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 396 "kernels_types.go"
@@ -4626,7 +4717,9 @@ extern "C" __global__ void unary_u64(const uint64_t* in_p, uint64_t* out_p, long
   unaryU64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_u64_checked(const uint64_t* in_p, uint64_t* out_p, long long out_n, int32_t op, uint64_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 407 "kernels_types.go"
@@ -4642,7 +4735,9 @@ extern "C" __global__ void binary_u64(const uint64_t* x_p, const uint64_t* y_p, 
   binaryU64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_u64_checked(const uint64_t* x_p, const uint64_t* y_p, uint64_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryU64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryU64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 418 "kernels_types.go"
@@ -4657,7 +4752,9 @@ extern "C" __global__ void seg_reduce_u64(const uint64_t* in_p, long long in_n, 
   segReduceU64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_u64_checked(const uint64_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, uint64_t* out_p, uint64_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 426 "kernels_types.go"
@@ -4672,7 +4769,9 @@ extern "C" __global__ void select_count_u64(const uint64_t* in_p, long long in_n
   selectCountU64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, uint64_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 434 "kernels_types.go"
@@ -4690,7 +4789,9 @@ extern "C" __global__ void select_scatter_u64(const uint64_t* in_p, long long in
   selectScatterU64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, uint64_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, uint64_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 443 "kernels_types.go"
@@ -4712,7 +4813,9 @@ extern "C" __global__ void seg_scan_u64(const uint64_t* in_p, long long in_n, co
   segScanU64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* heads_p, uint64_t* out_p, uint64_t* sums_p, uint8_t* sumHeads_p, const uint64_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 454 "kernels_types.go"
@@ -4731,7 +4834,9 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f32(const float* in_p,
   reduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_f32_checked(const float* in_p, long long in_n, float* out_p, float id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 466 "kernels_types.go"
@@ -4757,7 +4862,9 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f32(const float* i
   argReduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f32_checked(const float* in_p, long long in_n, const int64_t* inI_p, float* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 480 "kernels_types.go"
@@ -4772,7 +4879,9 @@ extern "C" __global__ void scan_up_f32(const float* in_p, long long in_n, float*
   scanUpF32<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_f32_checked(const float* in_p, long long in_n, float* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 488 "kernels_types.go"
@@ -4788,7 +4897,9 @@ extern "C" __global__ void scan_f32(const float* in_p, long long in_n, float* ou
   scanF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_f32_checked(const float* in_p, long long in_n, float* out_p, const float* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 497 "kernels_types.go"
@@ -4807,7 +4918,9 @@ extern "C" __global__ void scan_lbf32(const float* in_p, long long in_n, float* 
   scanLBF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_lbf32_checked(const float* in_p, long long in_n, float* out_p, float* agg_p, float* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 507 "kernels_types.go"
@@ -4823,7 +4936,9 @@ extern "C" __global__ void unary_f32(const float* in_p, float* out_p, long long 
   unaryF32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_f32_checked(const float* in_p, float* out_p, long long out_n, int32_t op, float a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 518 "kernels_types.go"
@@ -4839,7 +4954,9 @@ extern "C" __global__ void binary_f32(const float* x_p, const float* y_p, float*
   binaryF32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_f32_checked(const float* x_p, const float* y_p, float* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryF32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryF32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 529 "kernels_types.go"
@@ -4854,7 +4971,9 @@ extern "C" __global__ void seg_reduce_f32(const float* in_p, long long in_n, con
   segReduceF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_f32_checked(const float* in_p, long long in_n, const int64_t* offs_p, long long offs_n, float* out_p, float id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 537 "kernels_types.go"
@@ -4869,7 +4988,9 @@ extern "C" __global__ void select_count_f32(const float* in_p, long long in_n, c
   selectCountF32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_f32_checked(const float* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, float a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 545 "kernels_types.go"
@@ -4887,7 +5008,9 @@ extern "C" __global__ void select_scatter_f32(const float* in_p, long long in_n,
   selectScatterF32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_f32_checked(const float* in_p, long long in_n, const uint8_t* flags_p, float* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, float a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 554 "kernels_types.go"
@@ -4909,7 +5032,9 @@ extern "C" __global__ void seg_scan_f32(const float* in_p, long long in_n, const
   segScanF32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_f32_checked(const float* in_p, long long in_n, const uint8_t* heads_p, float* out_p, float* sums_p, uint8_t* sumHeads_p, const float* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 565 "kernels_types.go"
@@ -4928,7 +5053,9 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f64(const double* in_p
   reduceF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_f64_checked(const double* in_p, long long in_n, double* out_p, double id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 577 "kernels_types.go"
@@ -4954,7 +5081,9 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f64(const double* 
   argReduceF64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f64_checked(const double* in_p, long long in_n, const int64_t* inI_p, double* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 591 "kernels_types.go"
@@ -4969,7 +5098,9 @@ extern "C" __global__ void scan_up_f64(const double* in_p, long long in_n, doubl
   scanUpF64<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_f64_checked(const double* in_p, long long in_n, double* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 599 "kernels_types.go"
@@ -4985,7 +5116,9 @@ extern "C" __global__ void scan_f64(const double* in_p, long long in_n, double* 
   scanF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_f64_checked(const double* in_p, long long in_n, double* out_p, const double* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 608 "kernels_types.go"
@@ -5004,7 +5137,9 @@ extern "C" __global__ void scan_lbf64(const double* in_p, long long in_n, double
   scanLBF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_lbf64_checked(const double* in_p, long long in_n, double* out_p, double* agg_p, double* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 618 "kernels_types.go"
@@ -5020,7 +5155,9 @@ extern "C" __global__ void unary_f64(const double* in_p, double* out_p, long lon
   unaryF64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_f64_checked(const double* in_p, double* out_p, long long out_n, int32_t op, double a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 629 "kernels_types.go"
@@ -5036,7 +5173,9 @@ extern "C" __global__ void binary_f64(const double* x_p, const double* y_p, doub
   binaryF64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_f64_checked(const double* x_p, const double* y_p, double* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryF64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryF64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 640 "kernels_types.go"
@@ -5051,7 +5190,9 @@ extern "C" __global__ void seg_reduce_f64(const double* in_p, long long in_n, co
   segReduceF64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_f64_checked(const double* in_p, long long in_n, const int64_t* offs_p, long long offs_n, double* out_p, double id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 648 "kernels_types.go"
@@ -5066,7 +5207,9 @@ extern "C" __global__ void select_count_f64(const double* in_p, long long in_n, 
   selectCountF64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_f64_checked(const double* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, double a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 656 "kernels_types.go"
@@ -5084,7 +5227,9 @@ extern "C" __global__ void select_scatter_f64(const double* in_p, long long in_n
   selectScatterF64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_f64_checked(const double* in_p, long long in_n, const uint8_t* flags_p, double* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, double a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 665 "kernels_types.go"
@@ -5106,7 +5251,9 @@ extern "C" __global__ void seg_scan_f64(const double* in_p, long long in_n, cons
   segScanF64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_f64_checked(const double* in_p, long long in_n, const uint8_t* heads_p, double* out_p, double* sums_p, uint8_t* sumHeads_p, const double* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 676 "kernels_types.go"
@@ -5119,7 +5266,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u8(const uint8_t*
   histogramU8<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_u8_checked(const uint8_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramU8<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramU8<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 684 "kernels_types.go"
@@ -5132,7 +5281,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u16(const uint16_
   histogramU16<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_u16_checked(const uint16_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramU16<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramU16<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 692 "kernels_types.go"
@@ -5145,7 +5296,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_i32(const int32_t
   histogramI32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_i32_checked(const int32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramI32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramI32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 700 "kernels_types.go"
@@ -5158,7 +5311,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u32(const uint32_
   histogramU32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_u32_checked(const uint32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramU32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramU32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 708 "kernels_types.go"
@@ -5171,7 +5326,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f32(const float* 
   histogramF32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_f32_checked(const float* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramF32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramF32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 716 "kernels_types.go"
@@ -5184,7 +5341,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f64(const double*
   histogramF64<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_f64_checked(const double* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramF64<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramF64<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 724 "kernels_types.go"
@@ -5199,7 +5358,9 @@ extern "C" __global__ void sort_count_i8(const int8_t* keys_p, long long keys_n,
   sortCountI8<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i8_checked(const int8_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 732 "kernels_types.go"
@@ -5220,7 +5381,9 @@ extern "C" __global__ void sort_keys_i8(const int8_t* keysIn_p, long long keysIn
   sortKeysI8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i8_checked(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 742 "kernels_types.go"
@@ -5232,7 +5395,9 @@ extern "C" __global__ void key_heads_i8(const int8_t* keys_p, long long keys_n, 
   keyHeadsI8<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i8_checked(const int8_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 749 "kernels_types.go"
@@ -5248,7 +5413,9 @@ extern "C" __global__ void merge_block_i8(const int8_t* in_p, long long in_n, in
   mergeBlockI8<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i8_checked(const int8_t* in_p, long long in_n, int8_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockI8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockI8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 758 "kernels_types.go"
@@ -5267,7 +5434,9 @@ extern "C" __global__ void merge_pass_i8(const int8_t* src_p, int8_t* dst_p, con
   mergePassI8<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i8_checked(const int8_t* src_p, int8_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassI8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassI8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 768 "kernels_types.go"
@@ -5282,7 +5451,9 @@ extern "C" __global__ void sort_count_u8(const uint8_t* keys_p, long long keys_n
   sortCountU8<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u8_checked(const uint8_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 776 "kernels_types.go"
@@ -5303,7 +5474,9 @@ extern "C" __global__ void sort_keys_u8(const uint8_t* keysIn_p, long long keysI
   sortKeysU8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u8_checked(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 786 "kernels_types.go"
@@ -5315,7 +5488,9 @@ extern "C" __global__ void key_heads_u8(const uint8_t* keys_p, long long keys_n,
   keyHeadsU8<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u8_checked(const uint8_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 793 "kernels_types.go"
@@ -5331,7 +5506,9 @@ extern "C" __global__ void merge_block_u8(const uint8_t* in_p, long long in_n, u
   mergeBlockU8<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u8_checked(const uint8_t* in_p, long long in_n, uint8_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockU8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockU8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 802 "kernels_types.go"
@@ -5350,7 +5527,9 @@ extern "C" __global__ void merge_pass_u8(const uint8_t* src_p, uint8_t* dst_p, c
   mergePassU8<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u8_checked(const uint8_t* src_p, uint8_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassU8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassU8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 812 "kernels_types.go"
@@ -5365,7 +5544,9 @@ extern "C" __global__ void sort_count_i16(const int16_t* keys_p, long long keys_
   sortCountI16<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i16_checked(const int16_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 820 "kernels_types.go"
@@ -5386,7 +5567,9 @@ extern "C" __global__ void sort_keys_i16(const int16_t* keysIn_p, long long keys
   sortKeysI16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i16_checked(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 830 "kernels_types.go"
@@ -5398,7 +5581,9 @@ extern "C" __global__ void key_heads_i16(const int16_t* keys_p, long long keys_n
   keyHeadsI16<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i16_checked(const int16_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 837 "kernels_types.go"
@@ -5414,7 +5599,9 @@ extern "C" __global__ void merge_block_i16(const int16_t* in_p, long long in_n, 
   mergeBlockI16<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i16_checked(const int16_t* in_p, long long in_n, int16_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockI16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockI16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 846 "kernels_types.go"
@@ -5433,7 +5620,9 @@ extern "C" __global__ void merge_pass_i16(const int16_t* src_p, int16_t* dst_p, 
   mergePassI16<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i16_checked(const int16_t* src_p, int16_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassI16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassI16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 856 "kernels_types.go"
@@ -5448,7 +5637,9 @@ extern "C" __global__ void sort_count_u16(const uint16_t* keys_p, long long keys
   sortCountU16<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u16_checked(const uint16_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 864 "kernels_types.go"
@@ -5469,7 +5660,9 @@ extern "C" __global__ void sort_keys_u16(const uint16_t* keysIn_p, long long key
   sortKeysU16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u16_checked(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 874 "kernels_types.go"
@@ -5481,7 +5674,9 @@ extern "C" __global__ void key_heads_u16(const uint16_t* keys_p, long long keys_
   keyHeadsU16<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u16_checked(const uint16_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 881 "kernels_types.go"
@@ -5497,7 +5692,9 @@ extern "C" __global__ void merge_block_u16(const uint16_t* in_p, long long in_n,
   mergeBlockU16<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u16_checked(const uint16_t* in_p, long long in_n, uint16_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockU16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockU16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 890 "kernels_types.go"
@@ -5516,7 +5713,9 @@ extern "C" __global__ void merge_pass_u16(const uint16_t* src_p, uint16_t* dst_p
   mergePassU16<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u16_checked(const uint16_t* src_p, uint16_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassU16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassU16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 900 "kernels_types.go"
@@ -5531,7 +5730,9 @@ extern "C" __global__ void sort_count_i32(const int32_t* keys_p, long long keys_
   sortCountI32<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i32_checked(const int32_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 908 "kernels_types.go"
@@ -5552,7 +5753,9 @@ extern "C" __global__ void sort_keys_i32(const int32_t* keysIn_p, long long keys
   sortKeysI32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 918 "kernels_types.go"
@@ -5564,7 +5767,9 @@ extern "C" __global__ void key_heads_i32(const int32_t* keys_p, long long keys_n
   keyHeadsI32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i32_checked(const int32_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 925 "kernels_types.go"
@@ -5580,7 +5785,9 @@ extern "C" __global__ void merge_block_i32(const int32_t* in_p, long long in_n, 
   mergeBlockI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 934 "kernels_types.go"
@@ -5599,7 +5806,9 @@ extern "C" __global__ void merge_pass_i32(const int32_t* src_p, int32_t* dst_p, 
   mergePassI32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i32_checked(const int32_t* src_p, int32_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassI32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassI32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 944 "kernels_types.go"
@@ -5614,7 +5823,9 @@ extern "C" __global__ void sort_count_u32(const uint32_t* keys_p, long long keys
   sortCountU32<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u32_checked(const uint32_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 952 "kernels_types.go"
@@ -5635,7 +5846,9 @@ extern "C" __global__ void sort_keys_u32(const uint32_t* keysIn_p, long long key
   sortKeysU32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 962 "kernels_types.go"
@@ -5647,7 +5860,9 @@ extern "C" __global__ void key_heads_u32(const uint32_t* keys_p, long long keys_
   keyHeadsU32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u32_checked(const uint32_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 969 "kernels_types.go"
@@ -5663,7 +5878,9 @@ extern "C" __global__ void merge_block_u32(const uint32_t* in_p, long long in_n,
   mergeBlockU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 978 "kernels_types.go"
@@ -5682,7 +5899,9 @@ extern "C" __global__ void merge_pass_u32(const uint32_t* src_p, uint32_t* dst_p
   mergePassU32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u32_checked(const uint32_t* src_p, uint32_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassU32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassU32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 988 "kernels_types.go"
@@ -5697,7 +5916,9 @@ extern "C" __global__ void sort_count_i64(const int64_t* keys_p, long long keys_
   sortCountI64<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i64_checked(const int64_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 996 "kernels_types.go"
@@ -5718,7 +5939,9 @@ extern "C" __global__ void sort_keys_i64(const int64_t* keysIn_p, long long keys
   sortKeysI64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1006 "kernels_types.go"
@@ -5730,7 +5953,9 @@ extern "C" __global__ void key_heads_i64(const int64_t* keys_p, long long keys_n
   keyHeadsI64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i64_checked(const int64_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1013 "kernels_types.go"
@@ -5746,7 +5971,9 @@ extern "C" __global__ void merge_block_i64(const int64_t* in_p, long long in_n, 
   mergeBlockI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1022 "kernels_types.go"
@@ -5765,7 +5992,9 @@ extern "C" __global__ void merge_pass_i64(const int64_t* src_p, int64_t* dst_p, 
   mergePassI64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i64_checked(const int64_t* src_p, int64_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassI64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassI64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1032 "kernels_types.go"
@@ -5780,7 +6009,9 @@ extern "C" __global__ void sort_count_u64(const uint64_t* keys_p, long long keys
   sortCountU64<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u64_checked(const uint64_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1040 "kernels_types.go"
@@ -5801,7 +6032,9 @@ extern "C" __global__ void sort_keys_u64(const uint64_t* keysIn_p, long long key
   sortKeysU64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1050 "kernels_types.go"
@@ -5813,7 +6046,9 @@ extern "C" __global__ void key_heads_u64(const uint64_t* keys_p, long long keys_
   keyHeadsU64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u64_checked(const uint64_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1057 "kernels_types.go"
@@ -5829,7 +6064,9 @@ extern "C" __global__ void merge_block_u64(const uint64_t* in_p, long long in_n,
   mergeBlockU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1066 "kernels_types.go"
@@ -5848,7 +6085,9 @@ extern "C" __global__ void merge_pass_u64(const uint64_t* src_p, uint64_t* dst_p
   mergePassU64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u64_checked(const uint64_t* src_p, uint64_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassU64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassU64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1076 "kernels_types.go"
@@ -5863,7 +6102,9 @@ extern "C" __global__ void sort_count_f32(const float* keys_p, long long keys_n,
   sortCountF32<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_f32_checked(const float* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1084 "kernels_types.go"
@@ -5884,7 +6125,9 @@ extern "C" __global__ void sort_keys_f32(const float* keysIn_p, long long keysIn
   sortKeysF32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1094 "kernels_types.go"
@@ -5896,7 +6139,9 @@ extern "C" __global__ void key_heads_f32(const float* keys_p, long long keys_n, 
   keyHeadsF32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_f32_checked(const float* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1101 "kernels_types.go"
@@ -5912,7 +6157,9 @@ extern "C" __global__ void merge_block_f32(const float* in_p, long long in_n, fl
   mergeBlockF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_f32_checked(const float* in_p, long long in_n, float* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1110 "kernels_types.go"
@@ -5931,7 +6178,9 @@ extern "C" __global__ void merge_pass_f32(const float* src_p, float* dst_p, cons
   mergePassF32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_f32_checked(const float* src_p, float* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassF32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassF32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1120 "kernels_types.go"
@@ -5946,7 +6195,9 @@ extern "C" __global__ void sort_count_f64(const double* keys_p, long long keys_n
   sortCountF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_f64_checked(const double* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1128 "kernels_types.go"
@@ -5967,7 +6218,9 @@ extern "C" __global__ void sort_keys_f64(const double* keysIn_p, long long keysI
   sortKeysF64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1138 "kernels_types.go"
@@ -5979,7 +6232,9 @@ extern "C" __global__ void key_heads_f64(const double* keys_p, long long keys_n,
   keyHeadsF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_f64_checked(const double* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1145 "kernels_types.go"
@@ -5995,7 +6250,9 @@ extern "C" __global__ void merge_block_f64(const double* in_p, long long in_n, d
   mergeBlockF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_f64_checked(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1154 "kernels_types.go"
@@ -6014,7 +6271,9 @@ extern "C" __global__ void merge_pass_f64(const double* src_p, double* dst_p, co
   mergePassF64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_f64_checked(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassF64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassF64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1164 "kernels_types.go"
@@ -6026,7 +6285,9 @@ extern "C" __global__ void gather_i32(const int32_t* in_p, const uint32_t* idx_p
   gatherI32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
 }
 extern "C" __global__ void gather_i32_checked(const int32_t* in_p, const uint32_t* idx_p, int32_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+  hg_fault hg_own = {};
+  gatherI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1171 "kernels_types.go"
@@ -6038,7 +6299,9 @@ extern "C" __global__ void gather_u32(const uint32_t* in_p, const uint32_t* idx_
   gatherU32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
 }
 extern "C" __global__ void gather_u32_checked(const uint32_t* in_p, const uint32_t* idx_p, uint32_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+  hg_fault hg_own = {};
+  gatherU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1178 "kernels_types.go"
@@ -6050,7 +6313,9 @@ extern "C" __global__ void gather_i64(const int64_t* in_p, const uint32_t* idx_p
   gatherI64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
 }
 extern "C" __global__ void gather_i64_checked(const int64_t* in_p, const uint32_t* idx_p, int64_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+  hg_fault hg_own = {};
+  gatherI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1185 "kernels_types.go"
@@ -6062,7 +6327,9 @@ extern "C" __global__ void gather_u64(const uint64_t* in_p, const uint32_t* idx_
   gatherU64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
 }
 extern "C" __global__ void gather_u64_checked(const uint64_t* in_p, const uint32_t* idx_p, uint64_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+  hg_fault hg_own = {};
+  gatherU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1192 "kernels_types.go"
@@ -6074,7 +6341,9 @@ extern "C" __global__ void gather_f32(const float* in_p, const uint32_t* idx_p, 
   gatherF32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
 }
 extern "C" __global__ void gather_f32_checked(const float* in_p, const uint32_t* idx_p, float* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+  hg_fault hg_own = {};
+  gatherF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1199 "kernels_types.go"
@@ -6086,7 +6355,9 @@ extern "C" __global__ void gather_f64(const double* in_p, const uint32_t* idx_p,
   gatherF64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
 }
 extern "C" __global__ void gather_f64_checked(const double* in_p, const uint32_t* idx_p, double* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+  hg_fault hg_own = {};
+  gatherF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1206 "kernels_types.go"
@@ -6107,7 +6378,9 @@ extern "C" __global__ void sort_pairs_i32_i32(const int32_t* keysIn_p, long long
   sortPairsI32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i32_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1216 "kernels_types.go"
@@ -6128,7 +6401,9 @@ extern "C" __global__ void sort_pairs_i32_u32(const int32_t* keysIn_p, long long
   sortPairsI32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i32_u32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1226 "kernels_types.go"
@@ -6149,7 +6424,9 @@ extern "C" __global__ void sort_pairs_i32_i64(const int32_t* keysIn_p, long long
   sortPairsI32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i32_i64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1236 "kernels_types.go"
@@ -6170,7 +6447,9 @@ extern "C" __global__ void sort_pairs_i32_u64(const int32_t* keysIn_p, long long
   sortPairsI32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i32_u64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1246 "kernels_types.go"
@@ -6191,7 +6470,9 @@ extern "C" __global__ void sort_pairs_i32_f32(const int32_t* keysIn_p, long long
   sortPairsI32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i32_f32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1256 "kernels_types.go"
@@ -6212,7 +6493,9 @@ extern "C" __global__ void sort_pairs_i32_f64(const int32_t* keysIn_p, long long
   sortPairsI32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i32_f64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1266 "kernels_types.go"
@@ -6233,7 +6516,9 @@ extern "C" __global__ void sort_pairs_u32_i32(const uint32_t* keysIn_p, long lon
   sortPairsU32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_i32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1276 "kernels_types.go"
@@ -6254,7 +6539,9 @@ extern "C" __global__ void sort_pairs_u32_u32(const uint32_t* keysIn_p, long lon
   sortPairsU32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1286 "kernels_types.go"
@@ -6275,7 +6562,9 @@ extern "C" __global__ void sort_pairs_u32_i64(const uint32_t* keysIn_p, long lon
   sortPairsU32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_i64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1296 "kernels_types.go"
@@ -6296,7 +6585,9 @@ extern "C" __global__ void sort_pairs_u32_u64(const uint32_t* keysIn_p, long lon
   sortPairsU32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_u64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1306 "kernels_types.go"
@@ -6317,7 +6608,9 @@ extern "C" __global__ void sort_pairs_u32_f32(const uint32_t* keysIn_p, long lon
   sortPairsU32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_f32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1316 "kernels_types.go"
@@ -6338,7 +6631,9 @@ extern "C" __global__ void sort_pairs_u32_f64(const uint32_t* keysIn_p, long lon
   sortPairsU32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_f64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1326 "kernels_types.go"
@@ -6359,7 +6654,9 @@ extern "C" __global__ void sort_pairs_i64_i32(const int64_t* keysIn_p, long long
   sortPairsI64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_i32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1336 "kernels_types.go"
@@ -6380,7 +6677,9 @@ extern "C" __global__ void sort_pairs_i64_u32(const int64_t* keysIn_p, long long
   sortPairsI64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_u32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1346 "kernels_types.go"
@@ -6401,7 +6700,9 @@ extern "C" __global__ void sort_pairs_i64_i64(const int64_t* keysIn_p, long long
   sortPairsI64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1356 "kernels_types.go"
@@ -6422,7 +6723,9 @@ extern "C" __global__ void sort_pairs_i64_u64(const int64_t* keysIn_p, long long
   sortPairsI64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_u64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1366 "kernels_types.go"
@@ -6443,7 +6746,9 @@ extern "C" __global__ void sort_pairs_i64_f32(const int64_t* keysIn_p, long long
   sortPairsI64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_f32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1376 "kernels_types.go"
@@ -6464,7 +6769,9 @@ extern "C" __global__ void sort_pairs_i64_f64(const int64_t* keysIn_p, long long
   sortPairsI64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_f64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1386 "kernels_types.go"
@@ -6485,7 +6792,9 @@ extern "C" __global__ void sort_pairs_u64_i32(const uint64_t* keysIn_p, long lon
   sortPairsU64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_i32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1396 "kernels_types.go"
@@ -6506,7 +6815,9 @@ extern "C" __global__ void sort_pairs_u64_u32(const uint64_t* keysIn_p, long lon
   sortPairsU64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_u32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1406 "kernels_types.go"
@@ -6527,7 +6838,9 @@ extern "C" __global__ void sort_pairs_u64_i64(const uint64_t* keysIn_p, long lon
   sortPairsU64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_i64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1416 "kernels_types.go"
@@ -6548,7 +6861,9 @@ extern "C" __global__ void sort_pairs_u64_u64(const uint64_t* keysIn_p, long lon
   sortPairsU64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1426 "kernels_types.go"
@@ -6569,7 +6884,9 @@ extern "C" __global__ void sort_pairs_u64_f32(const uint64_t* keysIn_p, long lon
   sortPairsU64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_f32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1436 "kernels_types.go"
@@ -6590,7 +6907,9 @@ extern "C" __global__ void sort_pairs_u64_f64(const uint64_t* keysIn_p, long lon
   sortPairsU64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_f64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1446 "kernels_types.go"
@@ -6611,7 +6930,9 @@ extern "C" __global__ void sort_pairs_f32_i32(const float* keysIn_p, long long k
   sortPairsF32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_i32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1456 "kernels_types.go"
@@ -6632,7 +6953,9 @@ extern "C" __global__ void sort_pairs_f32_u32(const float* keysIn_p, long long k
   sortPairsF32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_u32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1466 "kernels_types.go"
@@ -6653,7 +6976,9 @@ extern "C" __global__ void sort_pairs_f32_i64(const float* keysIn_p, long long k
   sortPairsF32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_i64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1476 "kernels_types.go"
@@ -6674,7 +6999,9 @@ extern "C" __global__ void sort_pairs_f32_u64(const float* keysIn_p, long long k
   sortPairsF32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_u64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1486 "kernels_types.go"
@@ -6695,7 +7022,9 @@ extern "C" __global__ void sort_pairs_f32_f32(const float* keysIn_p, long long k
   sortPairsF32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1496 "kernels_types.go"
@@ -6716,7 +7045,9 @@ extern "C" __global__ void sort_pairs_f32_f64(const float* keysIn_p, long long k
   sortPairsF32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_f64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1506 "kernels_types.go"
@@ -6737,7 +7068,9 @@ extern "C" __global__ void sort_pairs_f64_i32(const double* keysIn_p, long long 
   sortPairsF64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_i32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1516 "kernels_types.go"
@@ -6758,7 +7091,9 @@ extern "C" __global__ void sort_pairs_f64_u32(const double* keysIn_p, long long 
   sortPairsF64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_u32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1526 "kernels_types.go"
@@ -6779,7 +7114,9 @@ extern "C" __global__ void sort_pairs_f64_i64(const double* keysIn_p, long long 
   sortPairsF64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_i64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1536 "kernels_types.go"
@@ -6800,7 +7137,9 @@ extern "C" __global__ void sort_pairs_f64_u64(const double* keysIn_p, long long 
   sortPairsF64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_u64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1546 "kernels_types.go"
@@ -6821,7 +7160,9 @@ extern "C" __global__ void sort_pairs_f64_f32(const double* keysIn_p, long long 
   sortPairsF64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_f32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1556 "kernels_types.go"
@@ -6842,7 +7183,9 @@ extern "C" __global__ void sort_pairs_f64_f64(const double* keysIn_p, long long 
   sortPairsF64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 10 "sort_types.go"
@@ -6857,7 +7200,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i8(const int8_t* key
   sortHistI8<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i8_checked(const int8_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 18 "sort_types.go"
@@ -6884,7 +7229,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8(const int8_t* ke
   sweepKeysI8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8_checked(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 30 "sort_types.go"
@@ -6899,7 +7246,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u8(const uint8_t* ke
   sortHistU8<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u8_checked(const uint8_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 38 "sort_types.go"
@@ -6926,7 +7275,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8(const uint8_t* k
   sweepKeysU8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8_checked(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 50 "sort_types.go"
@@ -6941,7 +7292,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i16(const int16_t* k
   sortHistI16<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i16_checked(const int16_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 58 "sort_types.go"
@@ -6968,7 +7321,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16(const int16_t* 
   sweepKeysI16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16_checked(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 70 "sort_types.go"
@@ -6983,7 +7338,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u16(const uint16_t* 
   sortHistU16<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u16_checked(const uint16_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 78 "sort_types.go"
@@ -7010,7 +7367,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16(const uint16_t*
   sweepKeysU16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16_checked(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 90 "sort_types.go"
@@ -7025,7 +7384,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i32(const int32_t* k
   sortHistI32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i32_checked(const int32_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 98 "sort_types.go"
@@ -7052,7 +7413,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32(const int32_t* 
   sweepKeysI32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 110 "sort_types.go"
@@ -7067,7 +7430,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u32(const uint32_t* 
   sortHistU32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u32_checked(const uint32_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 118 "sort_types.go"
@@ -7094,7 +7459,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32(const uint32_t*
   sweepKeysU32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 130 "sort_types.go"
@@ -7109,7 +7476,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i64(const int64_t* k
   sortHistI64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i64_checked(const int64_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 138 "sort_types.go"
@@ -7136,7 +7505,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64(const int64_t* 
   sweepKeysI64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 150 "sort_types.go"
@@ -7151,7 +7522,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u64(const uint64_t* 
   sortHistU64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u64_checked(const uint64_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 158 "sort_types.go"
@@ -7178,7 +7551,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64(const uint64_t*
   sweepKeysU64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 170 "sort_types.go"
@@ -7193,7 +7568,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_f32(const float* key
   sortHistF32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_f32_checked(const float* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 178 "sort_types.go"
@@ -7220,7 +7597,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32(const float* ke
   sweepKeysF32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 190 "sort_types.go"
@@ -7235,7 +7614,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_f64(const double* ke
   sortHistF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_f64_checked(const double* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 198 "sort_types.go"
@@ -7262,7 +7643,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64(const double* k
   sweepKeysF64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 210 "sort_types.go"
@@ -7292,7 +7675,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32(const int3
   sweepPairsI32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 223 "sort_types.go"
@@ -7322,7 +7707,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32(const int3
   sweepPairsI32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 236 "sort_types.go"
@@ -7352,7 +7739,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64(const int3
   sweepPairsI32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 249 "sort_types.go"
@@ -7382,7 +7771,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64(const int3
   sweepPairsI32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 262 "sort_types.go"
@@ -7412,7 +7803,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32(const int3
   sweepPairsI32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 275 "sort_types.go"
@@ -7442,7 +7835,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64(const int3
   sweepPairsI32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 288 "sort_types.go"
@@ -7472,7 +7867,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32(const uint
   sweepPairsU32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 301 "sort_types.go"
@@ -7502,7 +7899,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32(const uint
   sweepPairsU32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 314 "sort_types.go"
@@ -7532,7 +7931,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64(const uint
   sweepPairsU32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 327 "sort_types.go"
@@ -7562,7 +7963,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64(const uint
   sweepPairsU32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 340 "sort_types.go"
@@ -7592,7 +7995,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32(const uint
   sweepPairsU32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 353 "sort_types.go"
@@ -7622,7 +8027,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64(const uint
   sweepPairsU32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 366 "sort_types.go"
@@ -7652,7 +8059,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32(const int6
   sweepPairsI64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 379 "sort_types.go"
@@ -7682,7 +8091,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32(const int6
   sweepPairsI64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 392 "sort_types.go"
@@ -7712,7 +8123,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64(const int6
   sweepPairsI64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 405 "sort_types.go"
@@ -7742,7 +8155,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64(const int6
   sweepPairsI64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 418 "sort_types.go"
@@ -7772,7 +8187,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32(const int6
   sweepPairsI64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 431 "sort_types.go"
@@ -7802,7 +8219,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64(const int6
   sweepPairsI64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 444 "sort_types.go"
@@ -7832,7 +8251,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32(const uint
   sweepPairsU64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 457 "sort_types.go"
@@ -7862,7 +8283,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32(const uint
   sweepPairsU64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 470 "sort_types.go"
@@ -7892,7 +8315,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64(const uint
   sweepPairsU64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 483 "sort_types.go"
@@ -7922,7 +8347,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64(const uint
   sweepPairsU64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 496 "sort_types.go"
@@ -7952,7 +8379,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32(const uint
   sweepPairsU64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 509 "sort_types.go"
@@ -7982,7 +8411,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64(const uint
   sweepPairsU64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 522 "sort_types.go"
@@ -8012,7 +8443,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32(const floa
   sweepPairsF32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 535 "sort_types.go"
@@ -8042,7 +8475,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32(const floa
   sweepPairsF32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 548 "sort_types.go"
@@ -8072,7 +8507,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64(const floa
   sweepPairsF32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 561 "sort_types.go"
@@ -8102,7 +8539,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64(const floa
   sweepPairsF32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 574 "sort_types.go"
@@ -8132,7 +8571,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32(const floa
   sweepPairsF32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 587 "sort_types.go"
@@ -8162,7 +8603,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64(const floa
   sweepPairsF32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 600 "sort_types.go"
@@ -8192,7 +8635,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32(const doub
   sweepPairsF64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 613 "sort_types.go"
@@ -8222,7 +8667,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32(const doub
   sweepPairsF64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 626 "sort_types.go"
@@ -8252,7 +8699,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64(const doub
   sweepPairsF64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 639 "sort_types.go"
@@ -8282,7 +8731,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64(const doub
   sweepPairsF64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 652 "sort_types.go"
@@ -8312,7 +8763,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32(const doub
   sweepPairsF64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 665 "sort_types.go"
@@ -8342,6 +8795,8 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64(const doub
   sweepPairsF64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 

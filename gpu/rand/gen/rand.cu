@@ -158,19 +158,43 @@ struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 // out of line, so the checked loop stays one straight block.
 #define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -317,33 +341,25 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
 // An array's checked read loads a.v[0] where i fails (N > 0): the load
-// does not wait on the check, whose branch only records the fault.
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
   bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (N == 0 || !C) {
-    if (bad) {
-      hg_fail(f, 1, line, file, i, N);
-      return {};
-    }
-    return a.v[i];
-  }
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
   T v = a.v[bad ? 0 : i];
-  if (HG_UNLIKELY(bad)) hg_fail(f, 1, line, file, i, N);
   return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
@@ -351,15 +367,14 @@ template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, 
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
   bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (HG_UNLIKELY(bad)) hg_fail(f, 1, line, file, i, N);
+  if (C) hg_note(f, bad, 1, line, file, i, N);
   return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
 }
 
@@ -384,24 +399,22 @@ template <class T> struct hg_place {
   }
 };
 template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {s.p, false};
-  }
-  return {s.p + i, true};
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
 }
 template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
-    hg_fail(f, 1, line, file, i, N);
-    return {a.v, false};
-  }
-  return {a.v + i, true};
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
 }
 // a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
-// there) checks nothing more.
+// there) records nothing more.
 template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && !a.ok) return {a.p->v, false};
-  return hg_at<C>(*a.p, i, f, line, file);
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
 }
 // hg_ptr is &place for an atomic: a failed place gives the global scratch
 // cell, hg_ptr_shared a shared one, so a shared array's atomics stay
@@ -1488,7 +1501,9 @@ extern "C" __global__ void fill_f32(float* out_p, long long out_n, uint32_t k0, 
   fillF32<false>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, nullptr);
 }
 extern "C" __global__ void fill_f32_checked(float* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec, hg_fault* hg_f) {
-  fillF32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, hg_f);
+  hg_fault hg_own = {};
+  fillF32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 409 "kernels.go"
@@ -1570,7 +1585,9 @@ extern "C" __global__ void fill_f64(double* out_p, long long out_n, uint32_t k0,
   fillF64<false>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, nullptr);
 }
 extern "C" __global__ void fill_f64_checked(double* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec, hg_fault* hg_f) {
-  fillF64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, hg_f);
+  hg_fault hg_own = {};
+  fillF64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 449 "kernels.go"
@@ -1647,7 +1664,9 @@ extern "C" __global__ void fill_u32(uint32_t* out_p, uint32_t k0, uint32_t k1, u
   fillU32<false>(hg_bare(out_p), k0, k1, start, units, op, lo0, width, span, vec, nullptr);
 }
 extern "C" __global__ void fill_u32_checked(uint32_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  fillU32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, vec, hg_f);
+  hg_fault hg_own = {};
+  fillU32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 495 "kernels.go"
@@ -1722,7 +1741,9 @@ extern "C" __global__ void fill_u64(uint64_t* out_p, uint32_t k0, uint32_t k1, u
   fillU64<false>(hg_bare(out_p), k0, k1, start, units, op, lo0, width, span, vec, nullptr);
 }
 extern "C" __global__ void fill_u64_checked(uint64_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  fillU64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, vec, hg_f);
+  hg_fault hg_own = {};
+  fillU64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 67 "span.go"
@@ -1824,7 +1845,9 @@ extern "C" __global__ void span_u32(uint32_t* out_p, uint32_t k0, uint32_t k1, u
   spanU32<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
 }
 extern "C" __global__ void span_u32_checked(uint32_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
-  spanU32<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+  hg_fault hg_own = {};
+  spanU32<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 117 "span.go"
@@ -1926,7 +1949,9 @@ extern "C" __global__ void span_f32(float* out_p, uint32_t k0, uint32_t k1, uint
   spanF32<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
 }
 extern "C" __global__ void span_f32_checked(float* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
-  spanF32<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+  hg_fault hg_own = {};
+  spanF32<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 168 "span.go"
@@ -2026,7 +2051,9 @@ extern "C" __global__ void span_u64(uint64_t* out_p, uint32_t k0, uint32_t k1, u
   spanU64<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
 }
 extern "C" __global__ void span_u64_checked(uint64_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
-  spanU64<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+  hg_fault hg_own = {};
+  spanU64<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 216 "span.go"
@@ -2126,7 +2153,9 @@ extern "C" __global__ void span_f64(double* out_p, uint32_t k0, uint32_t k1, uin
   spanF64<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
 }
 extern "C" __global__ void span_f64_checked(double* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
-  spanF64<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+  hg_fault hg_own = {};
+  spanF64<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 269 "span.go"
@@ -2244,6 +2273,8 @@ extern "C" __global__ void span_n32(float* out_p, long long out_n, uint32_t k0, 
   spanN32<false>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, nullptr);
 }
 extern "C" __global__ void span_n32_checked(float* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, hg_fault* hg_f) {
-  spanN32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, hg_f);
+  hg_fault hg_own = {};
+  spanN32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 

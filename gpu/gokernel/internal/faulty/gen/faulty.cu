@@ -158,19 +158,43 @@ struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 // out of line, so the checked loop stays one straight block.
 #define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -317,33 +341,25 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
 // An array's checked read loads a.v[0] where i fails (N > 0): the load
-// does not wait on the check, whose branch only records the fault.
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
   bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (N == 0 || !C) {
-    if (bad) {
-      hg_fail(f, 1, line, file, i, N);
-      return {};
-    }
-    return a.v[i];
-  }
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
   T v = a.v[bad ? 0 : i];
-  if (HG_UNLIKELY(bad)) hg_fail(f, 1, line, file, i, N);
   return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
@@ -351,15 +367,14 @@ template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, 
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
   bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (HG_UNLIKELY(bad)) hg_fail(f, 1, line, file, i, N);
+  if (C) hg_note(f, bad, 1, line, file, i, N);
   return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
 }
 
@@ -384,24 +399,22 @@ template <class T> struct hg_place {
   }
 };
 template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {s.p, false};
-  }
-  return {s.p + i, true};
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
 }
 template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
-    hg_fail(f, 1, line, file, i, N);
-    return {a.v, false};
-  }
-  return {a.v + i, true};
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
 }
 // a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
-// there) checks nothing more.
+// there) records nothing more.
 template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && !a.ok) return {a.p->v, false};
-  return hg_at<C>(*a.p, i, f, line, file);
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
 }
 // hg_ptr is &place for an atomic: a failed place gives the global scratch
 // cell, hg_ptr_shared a shared one, so a shared array's atomics stay
@@ -1073,7 +1086,9 @@ extern "C" __global__ void chain_sum(const int32_t* in_p, uint32_t* counter_p, u
   chainSum<false>(hg_bare(in_p), hg_bare(counter_p), hg_bare(flags_p), hg_bare(sums_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void chain_sum_checked(const int32_t* in_p, uint32_t* counter_p, uint32_t* flags_p, int64_t* sums_p, int64_t* out_p, long long in_n, long long counter_n, long long flags_n, long long sums_n, long long out_n, hg_fault* hg_f) {
-  chainSum<true>(hg_make_slice(in_p, in_n), hg_make_slice(counter_p, counter_n), hg_make_slice(flags_p, flags_n), hg_make_slice(sums_p, sums_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  chainSum<true>(hg_make_slice(in_p, in_n), hg_make_slice(counter_p, counter_n), hg_make_slice(flags_p, flags_n), hg_make_slice(sums_p, sums_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 42 "chain.go"
@@ -1088,7 +1103,9 @@ extern "C" __global__ void dyn_reverse(float* x_p) {
   dynReverse<false>(hg_bare(x_p), 0xffffffffu, nullptr);
 }
 extern "C" __global__ void dyn_reverse_checked(float* x_p, unsigned int hg_dyn_bytes, long long x_n, hg_fault* hg_f) {
-  dynReverse<true>(hg_make_slice(x_p, x_n), hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  dynReverse<true>(hg_make_slice(x_p, x_n), hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 13 "faulty.go"
@@ -1107,7 +1124,9 @@ extern "C" __global__ void fill(float* x_p, float v, int32_t n) {
   fill<false>(hg_bare(x_p), v, n, nullptr);
 }
 extern "C" __global__ void fill_checked(float* x_p, float v, int32_t n, long long x_n, hg_fault* hg_f) {
-  fill<true>(hg_make_slice(x_p, x_n), v, n, hg_f);
+  hg_fault hg_own = {};
+  fill<true>(hg_make_slice(x_p, x_n), v, n, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 22 "faulty.go"
@@ -1129,7 +1148,9 @@ extern "C" __global__ void divide(int32_t* x_p, long long x_n, int32_t d) {
   divide<false>(hg_make_slice(x_p, x_n), d, nullptr);
 }
 extern "C" __global__ void divide_checked(int32_t* x_p, long long x_n, int32_t d, hg_fault* hg_f) {
-  divide<true>(hg_make_slice(x_p, x_n), d, hg_f);
+  hg_fault hg_own = {};
+  divide<true>(hg_make_slice(x_p, x_n), d, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 33 "faulty.go"
@@ -1151,7 +1172,9 @@ extern "C" __global__ void horner(const float* x_p, long long x_n, float* y_p, l
   horner<false>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, nullptr);
 }
 extern "C" __global__ void horner_checked(const float* x_p, long long x_n, float* y_p, long long y_n, float a, float b, float c, float d, hg_fault* hg_f) {
-  horner<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, hg_f);
+  hg_fault hg_own = {};
+  horner<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 45 "faulty.go"
@@ -1173,7 +1196,9 @@ extern "C" __global__ void horner64(const double* x_p, long long x_n, double* y_
   horner64<false>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, nullptr);
 }
 extern "C" __global__ void horner64_checked(const double* x_p, long long x_n, double* y_p, long long y_n, double a, double b, double c, double d, hg_fault* hg_f) {
-  horner64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, hg_f);
+  hg_fault hg_own = {};
+  horner64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 61 "faulty.go"
@@ -1194,7 +1219,9 @@ extern "C" __global__ void quotients(const int32_t* x_p, long long x_n, int32_t*
   quotients<false>(hg_make_slice(x_p, x_n), hg_make_slice(q_p, q_n), hg_make_slice(r_p, r_n), d, nullptr);
 }
 extern "C" __global__ void quotients_checked(const int32_t* x_p, long long x_n, int32_t* q_p, long long q_n, int32_t* r_p, long long r_n, int32_t d, hg_fault* hg_f) {
-  quotients<true>(hg_make_slice(x_p, x_n), hg_make_slice(q_p, q_n), hg_make_slice(r_p, r_n), d, hg_f);
+  hg_fault hg_own = {};
+  quotients<true>(hg_make_slice(x_p, x_n), hg_make_slice(q_p, q_n), hg_make_slice(r_p, r_n), d, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 78 "faulty.go"
@@ -1213,7 +1240,9 @@ extern "C" __global__ void point_norms(const float* x_p, long long x_n, const fl
   pointNorms<false>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), nullptr);
 }
 extern "C" __global__ void point_norms_checked(const float* x_p, long long x_n, const float* y_p, long long y_n, float* out_p, long long out_n, hg_fault* hg_f) {
-  pointNorms<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  pointNorms<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 90 "faulty.go"
@@ -1275,7 +1304,9 @@ extern "C" __global__ void strided(const int64_t* c_p, long long c_n, int64_t* o
   strided<false>(hg_make_slice(c_p, c_n), hg_make_slice(out_p, out_n), nullptr);
 }
 extern "C" __global__ void strided_checked(const int64_t* c_p, long long c_n, int64_t* out_p, long long out_n, hg_fault* hg_f) {
-  strided<true>(hg_make_slice(c_p, c_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  strided<true>(hg_make_slice(c_p, c_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 109 "faulty.go"
@@ -1295,7 +1326,9 @@ extern "C" __global__ void hello(int32_t n, float scale) {
   hello<false>(n, scale, nullptr);
 }
 extern "C" __global__ void hello_checked(int32_t n, float scale, hg_fault* hg_f) {
-  hello<true>(n, scale, hg_f);
+  hg_fault hg_own = {};
+  hello<true>(n, scale, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 129 "faulty.go"
@@ -1319,7 +1352,9 @@ extern "C" __global__ void scale_by_coef(float* x_p, long long x_n) {
   scaleByCoef<false>(hg_make_slice(x_p, x_n), nullptr);
 }
 extern "C" __global__ void scale_by_coef_checked(float* x_p, long long x_n, hg_fault* hg_f) {
-  scaleByCoef<true>(hg_make_slice(x_p, x_n), hg_f);
+  hg_fault hg_own = {};
+  scaleByCoef<true>(hg_make_slice(x_p, x_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 18 "generic.go"
@@ -1338,21 +1373,27 @@ extern "C" __global__ void generic_axpy_float32(float a, const float* x_p, float
   genericAxpy<false, float>(a, hg_bare(x_p), hg_make_slice(y_p, y_n), nullptr);
 }
 extern "C" __global__ void generic_axpy_float32_checked(float a, const float* x_p, float* y_p, long long y_n, long long x_n, hg_fault* hg_f) {
-  genericAxpy<true, float>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_f);
+  hg_fault hg_own = {};
+  genericAxpy<true, float>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void generic_axpy_int32(int32_t a, const int32_t* x_p, int32_t* y_p, long long y_n) {
   genericAxpy<false, int32_t>(a, hg_bare(x_p), hg_make_slice(y_p, y_n), nullptr);
 }
 extern "C" __global__ void generic_axpy_int32_checked(int32_t a, const int32_t* x_p, int32_t* y_p, long long y_n, long long x_n, hg_fault* hg_f) {
-  genericAxpy<true, int32_t>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_f);
+  hg_fault hg_own = {};
+  genericAxpy<true, int32_t>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void generic_axpy_float64(double a, const double* x_p, double* y_p, long long y_n) {
   genericAxpy<false, double>(a, hg_bare(x_p), hg_make_slice(y_p, y_n), nullptr);
 }
 extern "C" __global__ void generic_axpy_float64_checked(double a, const double* x_p, double* y_p, long long y_n, long long x_n, hg_fault* hg_f) {
-  genericAxpy<true, double>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_f);
+  hg_fault hg_own = {};
+  genericAxpy<true, double>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 30 "generic.go"
@@ -1382,21 +1423,27 @@ extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_float32(co
   genericBlockSum<false, float>(hg_bare(in_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_float32_checked(const float* in_p, float* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
-  genericBlockSum<true, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  genericBlockSum<true, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_int32(const int32_t* in_p, int32_t* out_p) {
   genericBlockSum<false, int32_t>(hg_bare(in_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_int32_checked(const int32_t* in_p, int32_t* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
-  genericBlockSum<true, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  genericBlockSum<true, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_float64(const double* in_p, double* out_p) {
   genericBlockSum<false, double>(hg_bare(in_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_float64_checked(const double* in_p, double* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
-  genericBlockSum<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  genericBlockSum<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 51 "generic.go"
@@ -1413,21 +1460,27 @@ extern "C" __global__ void generic_warp_sum_float32(const float* in_p, float* ou
   genericWarpSum<false, float>(hg_bare(in_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void generic_warp_sum_float32_checked(const float* in_p, float* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
-  genericWarpSum<true, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  genericWarpSum<true, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void generic_warp_sum_int32(const int32_t* in_p, int32_t* out_p) {
   genericWarpSum<false, int32_t>(hg_bare(in_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void generic_warp_sum_int32_checked(const int32_t* in_p, int32_t* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
-  genericWarpSum<true, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  genericWarpSum<true, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void generic_warp_sum_float64(const double* in_p, double* out_p) {
   genericWarpSum<false, double>(hg_bare(in_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void generic_warp_sum_float64_checked(const double* in_p, double* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
-  genericWarpSum<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  genericWarpSum<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 15 "nested.go"
@@ -1466,7 +1519,9 @@ extern "C" __global__ void batched_mat_mul(float* c_p, const float* a_p, const f
   batchedMatMul<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(m_p), n, batches, nullptr);
 }
 extern "C" __global__ void batched_mat_mul_checked(float* c_p, const float* a_p, const float* m_p, long long n, long long batches, long long c_n, long long a_n, long long m_n, hg_fault* hg_f) {
-  batchedMatMul<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(m_p, m_n), n, batches, hg_f);
+  hg_fault hg_own = {};
+  batchedMatMul<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(m_p, m_n), n, batches, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 41 "nested.go"
@@ -1486,7 +1541,9 @@ extern "C" __global__ void batched_mat_mul_dev(float* c_p, const float* a_p, con
   batchedMatMulDev<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(m_p), n, batches, nullptr);
 }
 extern "C" __global__ void batched_mat_mul_dev_checked(float* c_p, const float* a_p, const float* m_p, long long n, long long batches, long long c_n, long long a_n, long long m_n, hg_fault* hg_f) {
-  batchedMatMulDev<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(m_p, m_n), n, batches, hg_f);
+  hg_fault hg_own = {};
+  batchedMatMulDev<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(m_p, m_n), n, batches, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 18 "warps.go"
@@ -1544,6 +1601,8 @@ extern "C" __global__ void warp_ops(const int32_t* in_p, const float* fin_p, int
   warpOps<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), hg_bare(votes_p), nullptr);
 }
 extern "C" __global__ void warp_ops_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, uint64_t* votes_p, long long in_n, long long fin_n, long long out_n, long long fout_n, long long votes_n, hg_fault* hg_f) {
-  warpOps<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_make_slice(votes_p, votes_n), hg_f);
+  hg_fault hg_own = {};
+  warpOps<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_make_slice(votes_p, votes_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 

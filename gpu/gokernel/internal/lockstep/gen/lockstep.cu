@@ -158,19 +158,43 @@ struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 // out of line, so the checked loop stays one straight block.
 #define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -317,33 +341,25 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
 // An array's checked read loads a.v[0] where i fails (N > 0): the load
-// does not wait on the check, whose branch only records the fault.
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
   bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (N == 0 || !C) {
-    if (bad) {
-      hg_fail(f, 1, line, file, i, N);
-      return {};
-    }
-    return a.v[i];
-  }
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
   T v = a.v[bad ? 0 : i];
-  if (HG_UNLIKELY(bad)) hg_fail(f, 1, line, file, i, N);
   return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
@@ -351,15 +367,14 @@ template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, 
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
   bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (HG_UNLIKELY(bad)) hg_fail(f, 1, line, file, i, N);
+  if (C) hg_note(f, bad, 1, line, file, i, N);
   return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
 }
 
@@ -384,24 +399,22 @@ template <class T> struct hg_place {
   }
 };
 template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {s.p, false};
-  }
-  return {s.p + i, true};
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
 }
 template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
-    hg_fail(f, 1, line, file, i, N);
-    return {a.v, false};
-  }
-  return {a.v + i, true};
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
 }
 // a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
-// there) checks nothing more.
+// there) records nothing more.
 template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && !a.ok) return {a.p->v, false};
-  return hg_at<C>(*a.p, i, f, line, file);
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
 }
 // hg_ptr is &place for an atomic: a failed place gives the global scratch
 // cell, hg_ptr_shared a shared one, so a shared array's atomics stay
@@ -898,7 +911,9 @@ extern "C" __global__ void shuffles(const int32_t* in_p, const float* fin_p, int
   shuffles<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void shuffles_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  shuffles<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  shuffles<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 37 "kernels.go"
@@ -924,7 +939,9 @@ extern "C" __global__ void nested(const int32_t* in_p, const float* fin_p, int32
   nested<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void nested_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  nested<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  nested<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 62 "kernels.go"
@@ -961,7 +978,9 @@ extern "C" __global__ void votes(const int32_t* in_p, const float* fin_p, int32_
   votes<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void votes_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  votes<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  votes<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 87 "kernels.go"
@@ -987,7 +1006,9 @@ extern "C" __global__ void reductions(const int32_t* in_p, const float* fin_p, i
   reductions<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void reductions_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  reductions<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  reductions<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 105 "kernels.go"
@@ -1023,7 +1044,9 @@ extern "C" __global__ void masked(const int32_t* in_p, const float* fin_p, int32
   masked<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void masked_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  masked<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  masked<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 133 "kernels.go"
@@ -1049,7 +1072,9 @@ extern "C" __global__ void returned(const int32_t* in_p, const float* fin_p, int
   returned<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void returned_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  returned<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  returned<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 156 "kernels.go"
@@ -1102,7 +1127,9 @@ extern "C" __global__ void warp_scan(const int32_t* in_p, const float* fin_p, in
   warpScan<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void warp_scan_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  warpScan<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  warpScan<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 200 "kernels.go"
@@ -1117,7 +1144,9 @@ extern "C" __global__ void tree_reduce(const int32_t* in_p, const float* fin_p, 
   treeReduce<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void tree_reduce_checked(const int32_t* in_p, const float* fin_p, const int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  treeReduce<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  treeReduce<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 251 "kernels.go"
@@ -1136,7 +1165,9 @@ extern "C" __global__ void block_reduce(const int32_t* in_p, const float* fin_p,
   blockReduce<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void block_reduce_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  blockReduce<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  blockReduce<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 264 "kernels.go"
@@ -1157,7 +1188,9 @@ extern "C" __global__ void grid2_d(const int32_t* in_p, const float* fin_p, int3
   grid2D<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void grid2_d_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  grid2D<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  grid2D<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 276 "kernels.go"
@@ -1170,7 +1203,9 @@ extern "C" __global__ void bad_width(const int32_t* in_p, const float* fin_p, in
   badWidth<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void bad_width_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  badWidth<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  badWidth<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 284 "kernels.go"
@@ -1183,7 +1218,9 @@ extern "C" __global__ void bad_mask(const int32_t* in_p, const float* fin_p, int
   badMask<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void bad_mask_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  badMask<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  badMask<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 293 "kernels.go"
@@ -1203,7 +1240,9 @@ extern "C" __global__ void never_completes(const int32_t* in_p, const float* fin
   neverCompletes<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void never_completes_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  neverCompletes<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  neverCompletes<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 306 "kernels.go"
@@ -1221,7 +1260,9 @@ extern "C" __global__ void mixed_masks(const int32_t* in_p, const float* fin_p, 
   mixedMasks<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void mixed_masks_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  mixedMasks<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  mixedMasks<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 317 "kernels.go"
@@ -1238,7 +1279,9 @@ extern "C" __global__ void uniform_return(const int32_t* in_p, const float* fin_
   uniformReturn<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void uniform_return_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  uniformReturn<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  uniformReturn<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 330 "kernels.go"
@@ -1262,7 +1305,9 @@ extern "C" __global__ void branches(const int32_t* in_p, const float* fin_p, int
   branches<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void branches_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  branches<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  branches<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 378 "kernels.go"
@@ -1290,7 +1335,9 @@ extern "C" __global__ void generic(const int32_t* in_p, const float* fin_p, int3
   generic<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void generic_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  generic<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  generic<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 396 "kernels.go"
@@ -1317,7 +1364,9 @@ extern "C" __global__ void uniform_count(const int32_t* in_p, const float* fin_p
   uniformCount<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void uniform_count_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  uniformCount<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  uniformCount<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 417 "kernels.go"
@@ -1362,6 +1411,8 @@ extern "C" __global__ void log_scan(const int32_t* in_p, const float* fin_p, int
   logScan<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void log_scan_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  logScan<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  logScan<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
