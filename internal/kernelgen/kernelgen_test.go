@@ -144,7 +144,7 @@ func TestSliceABI(t *testing.T) {
 			plain:     "vec_add_n(const float* a_p, const float* b_p, float* c_p, int32_t n)",
 			checked:   "vec_add_n_checked(const float* a_p, const float* b_p, float* c_p, int32_t n, long long a_n, long long b_n, long long c_n, hg_fault* hg_f)",
 			plainBody: "VecAddN<false>(hg_bare(a_p), hg_bare(b_p), hg_bare(c_p), n, nullptr);",
-			cBody:     "VecAddN<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), n, hg_f);",
+			cBody:     "hg_fault hg_own = {};\n  VecAddN<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), n, &hg_own);\n  hg_publish(hg_f, hg_own);",
 		},
 		{
 			goName:  "VectorAdd", // len(c)
