@@ -59,13 +59,17 @@ func BenchmarkVectorAdd(b *testing.B) {
 	}, gputest.Bytes(int64(12*n)))
 }
 
-// BenchmarkChecked is BenchmarkVectorAdd, BenchmarkMatrixMul and
-// BenchmarkScan in checked mode: their cost beside the unchecked runs.
+// BenchmarkChecked is every benchmark of a kernel of the package in
+// checked mode: its cost beside the unchecked run of the same name
+// (benchmarks/peers/gokernels_summary.py prints checked/unchecked).
 func BenchmarkChecked(b *testing.B) {
 	benchChecked = true
 	defer func() { benchChecked = false }()
 	b.Run("kernel=VectorAdd", BenchmarkVectorAdd)
 	b.Run("kernel=MatrixMul", BenchmarkMatrixMul)
+	b.Run("kernel=Reduce", BenchmarkReduce)
+	b.Run("kernel=Histogram256", BenchmarkHistogram256)
+	b.Run("kernel=Transpose", BenchmarkTranspose)
 	b.Run("kernel=Scan", BenchmarkScan)
 }
 

@@ -29,8 +29,16 @@ for go, nv in pairs:
         print("%-22s %12.2f %12.2f %7.3fx" % (go, peer[nv], g, peer[nv] / g))
     else:
         print("%-22s missing (go %s, peer %s)" % (go, go in bench, nv in peer))
-for go, target in [("VectorAdd", 10), ("MatrixMul/block=16", 25), ("MatrixMul/block=32", 25), ("Scan", 25)]:
+# Checked mode: every kernel's BenchmarkChecked run beside its unchecked
+# run, as checked/unchecked (issue 48's target: at most 1.25x).
+print()
+print("%-22s %12s %12s %8s" % ("checked mode", "unchecked us", "checked us", "ratio"))
+for go in sorted(bench):
+    if go.startswith("Checked/"):
+        continue
     ck = "Checked/kernel=" + go
-    if ck in bench and go in bench:
+    if ck in bench:
         c, u = statistics.median(bench[ck]), statistics.median(bench[go])
-        print("checked %s: %.2f us against %.2f us unchecked: cost %.1f%% (target <= %d%%)" % (go, c, u, (c / u - 1) * 100, target))
+        print("%-22s %12.2f %12.2f %7.2fx%s" % (go, u, c, c / u, "" if c / u <= 1.25 else "  (over 1.25x)"))
+    elif go in dict(pairs):
+        print("%-22s no checked run" % go)

@@ -12,7 +12,10 @@
 // `template <bool Checked>` body: the unchecked variant has no checks at
 // all, the checked one records the first index, slice-bound, division or
 // shift failure in the trailing hg_fault* and carries on with a safe value
-// (reads give zero, writes go to a scratch cell). The functions kernels
+// (reads give zero, a write to a failed place is dropped; an atomic's goes
+// to a sink cell). Each work-item keeps its first failure in a record of
+// its own (registers) that the entry point publishes when the body
+// returns, so a check repeated after a passed one costs nothing. The functions kernels
 // call, transitively, become always-inlined __device__ templates (HG_DEV: as nvcc, which inlines them; a call on NVPTX passes slices through local memory and loses the global address space); generic ones are
 // instantiated per type argument. The output is one self-contained unit
 // (no #include) that compiles with clang-19 -x hip or -x cuda offline, with
@@ -58,7 +61,7 @@
 //	switch (tagged, tagless), no fallthrough   an if/else chain on a temporary
 //	break, continue, labels               break/continue, or goto hg_break_N / hg_continue_N
 //	return                                return
-//	s[i], a[i], p[i] (p *[N]T)            hg_ld<Checked> (a read) / hg_ref<Checked> (a place); constant array index direct
+//	s[i], a[i], p[i] (p *[N]T)            hg_ld<Checked> (a read), hg_at<Checked> (a place written or an atomic's, via hg_ptr), hg_ref<Checked> (other places); constant array index direct
 //	s[lo:hi], a[lo:hi]                    hg_sub<Checked>
 //	len(s), cap(s), min, max              s.n, s.c, hg_min, hg_max
 //	T(x)                                  (T)(x)

@@ -113,6 +113,8 @@ type emitter struct {
 	static  int          // static shared bytes so far
 	proto   string
 	retC    string // the C++ return type of a function of several results
+
+	sharedVars map[*types.Var]bool // the kernel.Shared variables declared so far
 }
 
 func (t *translator) newEmitter(fn *function) *emitter {
@@ -453,7 +455,8 @@ func (e *emitter) entriesOf(k *Kernel) string {
 		bounds = fmt.Sprintf("__launch_bounds__(%d) ", k.MaxThreads)
 	}
 	fmt.Fprintf(&b, "extern \"C\" __global__ void %s%s(%s) {\n  %s<false%s>(%s);\n}\n", bounds, k.Name, strings.Join(ps, ", "), body, targs, strings.Join(append(args, "nullptr"), ", "))
-	fmt.Fprintf(&b, "extern \"C\" __global__ void %s%s_checked(%s) {\n  %s<true%s>(%s);\n}\n\n", bounds, k.Name, strings.Join(cps, ", "), body, targs, strings.Join(append(cargs, "hg_f"), ", "))
+	// The work-item's own fault record, published when the body returns.
+	fmt.Fprintf(&b, "extern \"C\" __global__ void %s%s_checked(%s) {\n  hg_fault hg_own = {};\n  %s<true%s>(%s);\n  hg_publish(hg_f, hg_own);\n}\n\n", bounds, k.Name, strings.Join(cps, ", "), body, targs, strings.Join(append(cargs, "&hg_own"), ", "))
 	return b.String()
 }
 

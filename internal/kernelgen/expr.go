@@ -263,6 +263,55 @@ func (e *emitter) indexAs(x *ast.IndexExpr, lv, read bool) string {
 	return fmt.Sprintf("%s<Checked>(%s, %s, %s)", fn, base, bare(i), e.loc(x.Lbrack))
 }
 
+// place is x[i] as the target of a write: hg_at<Checked>, a place whose
+// failed index records the fault and drops the write. A failed place
+// points at its base, so a write to a shared array stays a shared store;
+// hg_ref's scratch cell, global memory, would make it a generic one.
+// a[i][j] is the element j of the place a[i].
+func (e *emitter) place(x *ast.IndexExpr) string {
+	var base string
+	switch u := e.info.TypeOf(x.X).Underlying().(type) {
+	case *types.Slice:
+		base = e.expr(x.X)
+	case *types.Array:
+		base = e.lvalue(x.X)
+		if y, ok := ast.Unparen(x.X).(*ast.IndexExpr); ok {
+			base = e.place(y)
+		}
+	case *types.Pointer:
+		if _, ok := u.Elem().Underlying().(*types.Array); !ok {
+			return e.index(x, true) // reports it
+		}
+		base = "(*" + e.expr(x.X) + ")"
+	default:
+		return e.index(x, true) // reports it
+	}
+	if !isInteger(e.info.TypeOf(x.Index)) {
+		e.errorf(x.Index, "index of type "+e.info.TypeOf(x.Index).String(), "")
+	}
+	return fmt.Sprintf("hg_at<Checked>(%s, %s, %s)", base, bare(e.expr(x.Index)), e.loc(x.Lbrack))
+}
+
+// sharedRoot reports whether the place x is inside a kernel.Shared
+// variable of the kernel.
+func (e *emitter) sharedRoot(x ast.Expr) bool {
+	for {
+		switch y := x.(type) {
+		case *ast.ParenExpr:
+			x = y.X
+		case *ast.IndexExpr:
+			x = y.X
+		case *ast.StarExpr:
+			x = y.X
+		case *ast.Ident:
+			v, _ := e.info.Uses[y].(*types.Var)
+			return v != nil && e.sharedVars[v]
+		default:
+			return false
+		}
+	}
+}
+
 func (e *emitter) sliceExpr(x *ast.SliceExpr) string {
 	if x.Slice3 {
 		e.errorf(x, "three-index slice", "")
@@ -739,7 +788,12 @@ func (e *emitter) atomicPtr(a ast.Expr) string {
 	a = ast.Unparen(a)
 	if u, ok := a.(*ast.UnaryExpr); ok && u.Op == token.AND {
 		switch x := ast.Unparen(u.X).(type) {
-		case *ast.IndexExpr, *ast.StarExpr, *ast.SelectorExpr:
+		case *ast.IndexExpr:
+			if e.sharedRoot(x) {
+				return "hg_ptr_shared(" + e.store(x) + ")"
+			}
+			return "hg_ptr(" + e.store(x) + ")"
+		case *ast.StarExpr, *ast.SelectorExpr:
 			return "&" + e.store(x)
 		}
 		e.errorf(a, "atomic on "+nodeText(u.X), "atomics act on &slice[i], &shared[i] or a kernel.Shared pointer")

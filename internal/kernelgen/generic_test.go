@@ -60,7 +60,7 @@ func TestGenericKernels(t *testing.T) {
 	for _, want := range []string{
 		"template <bool Checked, class T> HG_DEV void Axpy(T a, hg_slice<const T> x, hg_slice<T> y, hg_fault* hg_f) {",
 		"extern \"C\" __global__ void axpy_float32(float a, const float* x_p, float* y_p, long long y_n) {\n  Axpy<false, float>(",
-		"extern \"C\" __global__ void axpy_int32_checked(int32_t a, const int32_t* x_p, int32_t* y_p, long long y_n, long long x_n, hg_fault* hg_f) {\n  Axpy<true, int32_t>(",
+		"extern \"C\" __global__ void axpy_int32_checked(int32_t a, const int32_t* x_p, int32_t* y_p, long long y_n, long long x_n, hg_fault* hg_f) {\n  hg_fault hg_own = {};\n  Axpy<true, int32_t>(",
 		"extern \"C\" __global__ void __launch_bounds__(64, 2) block_sum_int16(",
 		"__shared__ hg_array<T, 64> hg_shared_part;",
 		"Convert<false, int32_t, double>(",

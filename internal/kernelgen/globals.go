@@ -170,5 +170,8 @@ func (e *emitter) store(x ast.Expr) string {
 			e.errorf(x, "write to //hipgo:constant variable "+g.Name, "constant memory is read-only in kernels: mark it //hipgo:device to write it")
 		}
 	}
+	if ix, ok := ast.Unparen(x).(*ast.IndexExpr); ok {
+		return e.place(ix)
+	}
 	return e.lvalue(x)
 }

@@ -144,7 +144,7 @@ func TestSliceABI(t *testing.T) {
 			plain:     "vec_add_n(const float* a_p, const float* b_p, float* c_p, int32_t n)",
 			checked:   "vec_add_n_checked(const float* a_p, const float* b_p, float* c_p, int32_t n, long long a_n, long long b_n, long long c_n, hg_fault* hg_f)",
 			plainBody: "VecAddN<false>(hg_bare(a_p), hg_bare(b_p), hg_bare(c_p), n, nullptr);",
-			cBody:     "VecAddN<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), n, hg_f);",
+			cBody:     "hg_fault hg_own = {};\n  VecAddN<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), n, &hg_own);\n  hg_publish(hg_f, hg_own);",
 		},
 		{
 			goName:  "VectorAdd", // len(c)
@@ -220,7 +220,8 @@ func TestSemantics(t *testing.T) {
 		"hg_rem<Checked>(n, den, hg_f, 123, 1)",
 		"n / 7", // a constant divisor needs no check
 		"__shared__ hg_array<hg_array<float, 33>, 32> hg_shared_tile;",
-		"hg_atomic_add(&hg_ref<Checked>((*local), ",
+		"hg_atomic_add(hg_ptr_shared(hg_at<Checked>((*local), ", // a failed index stays in shared memory
+		"hg_at<Checked>((*local), i, hg_f, 37, 1) = 0U;",        // a checked store: dropped when i fails
 		"hg_shfl_up(v, (long long)(d))",
 		"goto hg_break_", "goto hg_continue_",
 		// an explicit conversion of a product rounds it: no FMA
@@ -325,10 +326,10 @@ func TestNames(t *testing.T) {
 	for _, want := range []string{
 		"long long hg_b8 = data.n;\n    long long hg_st9 = stride;", // Histogram256's second loop, a strided one
 		"for (long long i = hg_i10; i < hg_b8; i = hg_add(i, hg_st9)) {",
-		"for (long long i = hg_i17; i < hg_b15; i = hg_add(i, hg_st16)) {\n#line 46 \"samples.go\"\n        hg_atomic_add(&hg_ref<Checked>(hist, i,",
+		"for (long long i = hg_i17; i < hg_b15; i = hg_add(i, hg_st16)) {\n#line 46 \"samples.go\"\n        hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i,",
 		"for (long long j = 0LL; j < 32LL; j = hg_add(j, 8LL)) {\n    if ((x < height)", // Transpose's second loop
 		"int32_t x_1 = hg_add(x, 1);",
-		"#line 232 \"samples.go\"\n  for (long long i = 0LL; i < 2LL; i = hg_add(i, 1LL)) {\n    {\n      int32_t& hg_r4 = hg_ref<Checked>(out, i, hg_f, 233, 1);",
+		"#line 232 \"samples.go\"\n  #pragma unroll\n  for (long long i = 0LL; i < 2LL; i = hg_add(i, 1LL)) {\n#line 233 \"samples.go\"\n    {\n      auto hg_r4 = hg_at<Checked>(out, i, hg_f, 233, 1);\n      hg_r4 = hg_sub(hg_r4.get(), x);",
 	} {
 		assert.True(t, strings.Contains(r.Source, want), "the source has no %q", want)
 	}

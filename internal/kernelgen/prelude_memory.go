@@ -156,14 +156,14 @@ const bigRefPrelude = `// ---- places of elements larger than the scratch cell -
 
 template <class T> static __device__ __attribute__((unused)) T hg_scratch_big;
 template <bool C, class T> HG_DEV T& hg_ref_big(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
     hg_fail(f, 1, line, file, i, s.n);
     return hg_scratch_big<T>;
   }
   return s.p[i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref_big(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)N)) {
     hg_fail(f, 1, line, file, i, N);
     return hg_scratch_big<T>;
   }
@@ -182,7 +182,7 @@ template <class T, int N> struct __attribute__((aligned(sizeof(T) * N))) hg_vec 
 template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, N> hg_ldv(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
   typedef typename hg_unconst<T>::type U;
   hg_array<U, N> a;
-  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return {};
   }
@@ -191,7 +191,7 @@ template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, 
   return a;
 }
 template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i, hg_array<T, N> a, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return;
   }

@@ -188,6 +188,10 @@ func (e *emitter) sharedDecl(v *types.Var, init ast.Expr) bool {
 	shared := "hg_shared_" + name
 	e.linef("__shared__ %s %s;", ct, shared)
 	e.linef("%s* %s = &%s;", ct, name, shared)
+	if e.sharedVars == nil {
+		e.sharedVars = map[*types.Var]bool{}
+	}
+	e.sharedVars[v] = true
 	e.fn.shared = append(e.fn.shared, elem)
 	if mentionsTypeParam(elem) {
 		// Its size is the instance's (instanceShared).
@@ -298,6 +302,17 @@ func (e *emitter) assign1(tok token.Token, l, r ast.Expr) {
 // opAssign writes l op= r (r already C++).
 func (e *emitter) opAssign(l ast.Expr, op token.Token, r string, rc constant.Value, pos token.Pos) {
 	typ := e.info.TypeOf(l)
+	if _, ok := ast.Unparen(l).(*ast.IndexExpr); ok {
+		// A place (hg_at): read through get, written by assignment.
+		ref := e.temp("r")
+		e.linef("{")
+		e.indent++
+		e.linef("auto %s = %s;", ref, e.store(l))
+		e.linef("%s = %s;", ref, bare(e.binop(op, typ, rc, ref+".get()", r, pos)))
+		e.indent--
+		e.linef("}")
+		return
+	}
 	if native, ok := e.nativeOp(op, typ); ok {
 		e.linef("%s %s= %s;", e.store(l), native, bare(r))
 		return
@@ -539,6 +554,12 @@ func (e *emitter) forStmt(s *ast.ForStmt, label string) {
 	} else if init == "" && postExpr == "" {
 		head = "for (;;)"
 	}
+	if e.shortConstLoop(s) {
+		// Unrolled whole, as nvcc's samples ask: clang does so by itself
+		// for a small body, but not for the same body with the checks of
+		// the _checked entry, whose fault paths count toward its limit.
+		e.linef("#pragma unroll")
+	}
 	if tg.gotoCont {
 		e.loop(tg, head, s.Body.List, post, "")
 	} else {
@@ -548,6 +569,46 @@ func (e *emitter) forStmt(s *ast.ForStmt, label string) {
 		e.indent--
 		e.linef("}")
 	}
+}
+
+// maxFullUnroll is the most iterations a loop of constant bounds is
+// unrolled whole (#pragma unroll).
+const maxFullUnroll = 32
+
+// shortConstLoop reports whether s is for i := c0; i < c1; i++ (or <=)
+// with constants c0 and c1, at most maxFullUnroll iterations.
+func (e *emitter) shortConstLoop(s *ast.ForStmt) bool {
+	as, ok := s.Init.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return false
+	}
+	id, ok := as.Lhs[0].(*ast.Ident)
+	if !ok {
+		return false
+	}
+	inc, ok := s.Post.(*ast.IncDecStmt)
+	if !ok || inc.Tok != token.INC {
+		return false
+	}
+	if pid, ok := inc.X.(*ast.Ident); !ok || e.info.ObjectOf(pid) != e.info.ObjectOf(id) {
+		return false
+	}
+	cond, ok := s.Cond.(*ast.BinaryExpr)
+	if !ok || (cond.Op != token.LSS && cond.Op != token.LEQ) {
+		return false
+	}
+	if cid, ok := cond.X.(*ast.Ident); !ok || e.info.ObjectOf(cid) != e.info.ObjectOf(id) {
+		return false
+	}
+	c0, ok0 := constInt(e.info.Types[as.Rhs[0]].Value)
+	c1, ok1 := constInt(e.info.Types[cond.Y].Value)
+	if !ok0 || !ok1 {
+		return false
+	}
+	if cond.Op == token.LEQ {
+		c1++
+	}
+	return c1 > c0 && c1-c0 <= maxFullUnroll
 }
 
 // postExpr is a for loop's post statement as one C++ expression, or "".

@@ -154,19 +154,47 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// HG_UNLIKELY marks a check's failure: the compiler lays the fault path
+// out of line, so the checked loop stays one straight block.
+#define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -227,7 +255,7 @@ template <class T> HG_DEV T hg_neg(T a) { typedef typename hg_traits<T>::wide W;
 template <class S> HG_DEV bool hg_negative(S s) { return hg_traits<S>::is_signed && s < (S)0; }
 
 template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -236,7 +264,7 @@ template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsig
   return (T)((W)x << s);
 }
 template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -248,7 +276,7 @@ template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsig
 // MinInt and MinInt % -1 is 0, as in Go. Floats divide natively.
 template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line, unsigned file) {
   if (!hg_traits<T>::is_int) return a / b;
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -256,7 +284,7 @@ template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line,
   return (T)(a / b);
 }
 template <bool C, class T> HG_DEV T hg_rem(T a, T b, hg_fault* f, unsigned line, unsigned file) {
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -313,51 +341,98 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
+// An array's checked read loads a.v[0] where i fails (N > 0): the load
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return {};
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
+  T v = a.v[bad ? 0 : i];
+  return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
 // a's first element, in a's address space, where hg_ref gives the global
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return a.v[0];
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
+}
+
+// hg_place is a checked place s[i], a[i] or a[i][j], written by an
+// assignment (operator=: the value first, then the place, as C++17 orders
+// E1 = E2). ok false: the index failed, the fault is recorded, and the
+// write is dropped; p then points at the base, in its address space, and
+// is never written. Unchecked, ok is the constant true and the place is a
+// plain pointer.
+template <class T> struct hg_place {
+  T* p;
+  bool ok;
+  template <class V> __device__ const hg_place& operator=(const V& v) const {
+    if (ok) *p = v;
+    return *this;
+  }
+  // The value at the place, zero where the index failed (a compound
+  // assignment's read).
+  __device__ T get() const {
+    if (HG_UNLIKELY(!ok)) return {};
+    return *p;
+  }
+};
+template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
+}
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
+}
+// a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
+// there) records nothing more.
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
+}
+// hg_ptr is &place for an atomic: a failed place gives the global scratch
+// cell, hg_ptr_shared a shared one, so a shared array's atomics stay
+// shared atomics (atom.shared) and a failed one touches nothing in bounds.
+template <class T> HG_DEV T* hg_ptr(hg_place<T> a) {
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  return a.ok ? a.p : (T*)hg_scratch;
+}
+template <class T> HG_DEV T* hg_ptr_shared(hg_place<T> a) {
+  __shared__ T hg_sink;
+  return a.ok ? a.p : &hg_sink;
 }
 
 // s[lo:hi] (hi < 0: omitted). A bad bound records a fault (checked) and
 // gives an empty slice.
 template <bool C, class T> HG_DEV hg_slice<T> hg_sub(hg_slice<T> s, long long lo, long long hi, hg_fault* f, unsigned line, unsigned file) {
   if (hi < 0) hi = s.n;
-  if (C && ((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
+  if (C && HG_UNLIKELY((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
     hg_fail(f, 3, line, file, (unsigned long long)hi > (unsigned long long)s.c ? hi : lo, s.c);
     return {s.p, 0, 0};
   }
@@ -585,7 +660,9 @@ extern "C" __global__ void empty() {
   empty<false>(nullptr);
 }
 extern "C" __global__ void empty_checked(hg_fault* hg_f) {
-  empty<true>(hg_f);
+  hg_fault hg_own = {};
+  empty<true>(&hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 25 "kernels.go"
@@ -595,7 +672,7 @@ template <bool Checked> HG_DEV void vectorAdd(hg_slice<const float> a, hg_slice<
     long long i = hg_global_x();
 #line 26 "kernels.go"
     if (i < (long long)(n)) {
-      hg_ref<Checked>(c, i, hg_f, 27, 2) = hg_ld<Checked>(a, i, hg_f, 27, 2) + hg_ld<Checked>(b, i, hg_f, 27, 2);
+      hg_at<Checked>(c, i, hg_f, 27, 2) = hg_ld<Checked>(a, i, hg_f, 27, 2) + hg_ld<Checked>(b, i, hg_f, 27, 2);
     }
   }
 }
@@ -604,7 +681,9 @@ extern "C" __global__ void vector_add(const float* a_p, const float* b_p, float*
   vectorAdd<false>(hg_bare(a_p), hg_bare(b_p), hg_bare(c_p), n, nullptr);
 }
 extern "C" __global__ void vector_add_checked(const float* a_p, const float* b_p, float* c_p, int32_t n, long long a_n, long long b_n, long long c_n, hg_fault* hg_f) {
-  vectorAdd<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), n, hg_f);
+  hg_fault hg_own = {};
+  vectorAdd<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), n, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 35 "kernels.go"
@@ -614,7 +693,7 @@ template <bool Checked> HG_DEV void saxpy(float alpha, hg_slice<const float> x, 
     long long i = hg_global_x();
 #line 36 "kernels.go"
     if (i < (long long)(n)) {
-      hg_ref<Checked>(y, i, hg_f, 37, 2) = (alpha * hg_ld<Checked>(x, i, hg_f, 37, 2)) + hg_ld<Checked>(y, i, hg_f, 37, 2);
+      hg_at<Checked>(y, i, hg_f, 37, 2) = (alpha * hg_ld<Checked>(x, i, hg_f, 37, 2)) + hg_ld<Checked>(y, i, hg_f, 37, 2);
     }
   }
 }
@@ -623,7 +702,9 @@ extern "C" __global__ void saxpy(float alpha, const float* x_p, float* y_p, int3
   saxpy<false>(alpha, hg_bare(x_p), hg_bare(y_p), n, nullptr);
 }
 extern "C" __global__ void saxpy_checked(float alpha, const float* x_p, float* y_p, int32_t n, long long x_n, long long y_n, hg_fault* hg_f) {
-  saxpy<true>(alpha, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), n, hg_f);
+  hg_fault hg_own = {};
+  saxpy<true>(alpha, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), n, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 44 "kernels.go"
@@ -633,7 +714,7 @@ template <bool Checked> HG_DEV void fillF32(hg_slice<float> p, float value, int3
     long long i = hg_global_x();
 #line 45 "kernels.go"
     if (i < (long long)(n)) {
-      hg_ref<Checked>(p, i, hg_f, 46, 2) = value;
+      hg_at<Checked>(p, i, hg_f, 46, 2) = value;
     }
   }
 }
@@ -642,7 +723,9 @@ extern "C" __global__ void fill_f32(float* p_p, float value, int32_t n) {
   fillF32<false>(hg_bare(p_p), value, n, nullptr);
 }
 extern "C" __global__ void fill_f32_checked(float* p_p, float value, int32_t n, long long p_n, hg_fault* hg_f) {
-  fillF32<true>(hg_make_slice(p_p, p_n), value, n, hg_f);
+  hg_fault hg_own = {};
+  fillF32<true>(hg_make_slice(p_p, p_n), value, n, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 58 "kernels.go"
@@ -671,16 +754,20 @@ template <bool Checked> HG_DEV void reduceSum(hg_slice<const float> in, hg_slice
     }
   }
 #line 66 "kernels.go"
-  hg_ref<Checked>(sdata, tid, hg_f, 66, 2) = sum;
+  hg_at<Checked>(sdata, tid, hg_f, 66, 2) = sum;
   hg_sync_threads();
   for (long long s = (long long)hg_bdim_x() / 2LL; s > 0LL; s = s >> 1LL) {
     if (tid < s) {
-      hg_ref<Checked>(sdata, tid, hg_f, 70, 2) += hg_ld<Checked>(sdata, hg_add(tid, s), hg_f, 70, 2);
+      {
+        auto hg_r9 = hg_at<Checked>(sdata, tid, hg_f, 70, 2);
+        hg_r9 = hg_r9.get() + hg_ld<Checked>(sdata, hg_add(tid, s), hg_f, 70, 2);
+      }
     }
+#line 72 "kernels.go"
     hg_sync_threads();
   }
   if (tid == 0LL) {
-    hg_ref<Checked>(partial, (long long)hg_bid_x(), hg_f, 75, 2) = hg_ld<Checked>(sdata, 0LL, hg_f, 75, 2);
+    hg_at<Checked>(partial, (long long)hg_bid_x(), hg_f, 75, 2) = hg_ld<Checked>(sdata, 0LL, hg_f, 75, 2);
   }
 }
 
@@ -688,7 +775,9 @@ extern "C" __global__ void reduce_sum(const float* in_p, float* partial_p, int32
   reduceSum<false>(hg_bare(in_p), hg_bare(partial_p), n, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void reduce_sum_checked(const float* in_p, float* partial_p, int32_t n, unsigned int hg_dyn_bytes, long long in_n, long long partial_n, hg_fault* hg_f) {
-  reduceSum<true>(hg_make_slice(in_p, in_n), hg_make_slice(partial_p, partial_n), n, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  reduceSum<true>(hg_make_slice(in_p, in_n), hg_make_slice(partial_p, partial_n), n, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 86 "kernels.go"
@@ -705,7 +794,7 @@ template <bool Checked> HG_DEV void transpose(hg_slice<const float> in, hg_slice
   int32_t y = hg_add(hg_mul((int32_t)((long long)hg_bid_y()), 32), ty);
   for (int32_t j = 0; j < 32; j = hg_add(j, 8)) {
     if ((x < cols) && (hg_add(y, j) < rows)) {
-      hg_ref<Checked>(hg_ref<Checked>((*tile), hg_add(ty, j), hg_f, 93, 2), tx, hg_f, 93, 2) = hg_ld<Checked>(in, hg_add(hg_mul((long long)(hg_add(y, j)), (long long)(cols)), (long long)(x)), hg_f, 93, 2);
+      hg_at<Checked>(hg_at<Checked>((*tile), hg_add(ty, j), hg_f, 93, 2), tx, hg_f, 93, 2) = hg_ld<Checked>(in, hg_add(hg_mul((long long)(hg_add(y, j)), (long long)(cols)), (long long)(x)), hg_f, 93, 2);
     }
   }
   hg_sync_threads();
@@ -713,7 +802,7 @@ template <bool Checked> HG_DEV void transpose(hg_slice<const float> in, hg_slice
   y = hg_add(hg_mul((int32_t)((long long)hg_bid_x()), 32), ty);
   for (int32_t j = 0; j < 32; j = hg_add(j, 8)) {
     if ((x < rows) && (hg_add(y, j) < cols)) {
-      hg_ref<Checked>(out, hg_add(hg_mul((long long)(hg_add(y, j)), (long long)(rows)), (long long)(x)), hg_f, 101, 2) = hg_ld<Checked>(hg_cref<Checked>((*tile), tx, hg_f, 101, 2), hg_add(ty, j), hg_f, 101, 2);
+      hg_at<Checked>(out, hg_add(hg_mul((long long)(hg_add(y, j)), (long long)(rows)), (long long)(x)), hg_f, 101, 2) = hg_ld<Checked>(hg_cref<Checked>((*tile), tx, hg_f, 101, 2), hg_add(ty, j), hg_f, 101, 2);
     }
   }
 }
@@ -722,7 +811,9 @@ extern "C" __global__ void __launch_bounds__(256) transpose(const float* in_p, f
   transpose<false>(hg_bare(in_p), hg_bare(out_p), rows, cols, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) transpose_checked(const float* in_p, float* out_p, int32_t rows, int32_t cols, long long in_n, long long out_n, hg_fault* hg_f) {
-  transpose<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), rows, cols, hg_f);
+  hg_fault hg_own = {};
+  transpose<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), rows, cols, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 112 "kernels.go"
@@ -748,24 +839,26 @@ template <bool Checked> HG_DEV void sgemm(int32_t m, int32_t n, int32_t k, float
     int32_t kb = hg_t5;
 #line 121 "kernels.go"
     if ((row < m) && (ka < k)) {
-      hg_ref<Checked>(hg_ref<Checked>((*as), ty, hg_f, 122, 2), tx, hg_f, 122, 2) = hg_ld<Checked>(a, hg_add(hg_mul((long long)(row), (long long)(k)), (long long)(ka)), hg_f, 122, 2);
+      hg_at<Checked>(hg_at<Checked>((*as), ty, hg_f, 122, 2), tx, hg_f, 122, 2) = hg_ld<Checked>(a, hg_add(hg_mul((long long)(row), (long long)(k)), (long long)(ka)), hg_f, 122, 2);
     } else {
-      hg_ref<Checked>(hg_ref<Checked>((*as), ty, hg_f, 124, 2), tx, hg_f, 124, 2) = 0.0f;
+      hg_at<Checked>(hg_at<Checked>((*as), ty, hg_f, 124, 2), tx, hg_f, 124, 2) = 0.0f;
     }
     if ((kb < k) && (col < n)) {
-      hg_ref<Checked>(hg_ref<Checked>((*bs), ty, hg_f, 127, 2), tx, hg_f, 127, 2) = hg_ld<Checked>(b, hg_add(hg_mul((long long)(kb), (long long)(n)), (long long)(col)), hg_f, 127, 2);
+      hg_at<Checked>(hg_at<Checked>((*bs), ty, hg_f, 127, 2), tx, hg_f, 127, 2) = hg_ld<Checked>(b, hg_add(hg_mul((long long)(kb), (long long)(n)), (long long)(col)), hg_f, 127, 2);
     } else {
-      hg_ref<Checked>(hg_ref<Checked>((*bs), ty, hg_f, 129, 2), tx, hg_f, 129, 2) = 0.0f;
+      hg_at<Checked>(hg_at<Checked>((*bs), ty, hg_f, 129, 2), tx, hg_f, 129, 2) = 0.0f;
     }
     hg_sync_threads();
+    #pragma unroll
     for (long long kk = 0LL; kk < 16LL; kk = hg_add(kk, 1LL)) {
+#line 133 "kernels.go"
       acc += hg_ld<Checked>(hg_cref<Checked>((*as), ty, hg_f, 133, 2), kk, hg_f, 133, 2) * hg_ld<Checked>(hg_cref<Checked>((*bs), kk, hg_f, 133, 2), tx, hg_f, 133, 2);
     }
     hg_sync_threads();
   }
   if ((row < m) && (col < n)) {
     long long i = hg_add(hg_mul((long long)(row), (long long)(n)), (long long)(col));
-    hg_ref<Checked>(c, i, hg_f, 139, 2) = (alpha * acc) + (beta * hg_ld<Checked>(c, i, hg_f, 139, 2));
+    hg_at<Checked>(c, i, hg_f, 139, 2) = (alpha * acc) + (beta * hg_ld<Checked>(c, i, hg_f, 139, 2));
   }
 }
 
@@ -773,6 +866,8 @@ extern "C" __global__ void __launch_bounds__(256) sgemm(int32_t m, int32_t n, in
   sgemm<false>(m, n, k, alpha, hg_bare(a_p), hg_bare(b_p), beta, hg_bare(c_p), nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sgemm_checked(int32_t m, int32_t n, int32_t k, float alpha, const float* a_p, const float* b_p, float beta, float* c_p, long long a_n, long long b_n, long long c_n, hg_fault* hg_f) {
-  sgemm<true>(m, n, k, alpha, hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), beta, hg_make_slice(c_p, c_n), hg_f);
+  hg_fault hg_own = {};
+  sgemm<true>(m, n, k, alpha, hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), beta, hg_make_slice(c_p, c_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 

@@ -154,19 +154,47 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// HG_UNLIKELY marks a check's failure: the compiler lays the fault path
+// out of line, so the checked loop stays one straight block.
+#define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -227,7 +255,7 @@ template <class T> HG_DEV T hg_neg(T a) { typedef typename hg_traits<T>::wide W;
 template <class S> HG_DEV bool hg_negative(S s) { return hg_traits<S>::is_signed && s < (S)0; }
 
 template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -236,7 +264,7 @@ template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsig
   return (T)((W)x << s);
 }
 template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -248,7 +276,7 @@ template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsig
 // MinInt and MinInt % -1 is 0, as in Go. Floats divide natively.
 template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line, unsigned file) {
   if (!hg_traits<T>::is_int) return a / b;
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -256,7 +284,7 @@ template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line,
   return (T)(a / b);
 }
 template <bool C, class T> HG_DEV T hg_rem(T a, T b, hg_fault* f, unsigned line, unsigned file) {
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -313,51 +341,98 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
+// An array's checked read loads a.v[0] where i fails (N > 0): the load
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return {};
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
+  T v = a.v[bad ? 0 : i];
+  return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
 // a's first element, in a's address space, where hg_ref gives the global
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return a.v[0];
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
+}
+
+// hg_place is a checked place s[i], a[i] or a[i][j], written by an
+// assignment (operator=: the value first, then the place, as C++17 orders
+// E1 = E2). ok false: the index failed, the fault is recorded, and the
+// write is dropped; p then points at the base, in its address space, and
+// is never written. Unchecked, ok is the constant true and the place is a
+// plain pointer.
+template <class T> struct hg_place {
+  T* p;
+  bool ok;
+  template <class V> __device__ const hg_place& operator=(const V& v) const {
+    if (ok) *p = v;
+    return *this;
+  }
+  // The value at the place, zero where the index failed (a compound
+  // assignment's read).
+  __device__ T get() const {
+    if (HG_UNLIKELY(!ok)) return {};
+    return *p;
+  }
+};
+template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
+}
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
+}
+// a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
+// there) records nothing more.
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
+}
+// hg_ptr is &place for an atomic: a failed place gives the global scratch
+// cell, hg_ptr_shared a shared one, so a shared array's atomics stay
+// shared atomics (atom.shared) and a failed one touches nothing in bounds.
+template <class T> HG_DEV T* hg_ptr(hg_place<T> a) {
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  return a.ok ? a.p : (T*)hg_scratch;
+}
+template <class T> HG_DEV T* hg_ptr_shared(hg_place<T> a) {
+  __shared__ T hg_sink;
+  return a.ok ? a.p : &hg_sink;
 }
 
 // s[lo:hi] (hi < 0: omitted). A bad bound records a fault (checked) and
 // gives an empty slice.
 template <bool C, class T> HG_DEV hg_slice<T> hg_sub(hg_slice<T> s, long long lo, long long hi, hg_fault* f, unsigned line, unsigned file) {
   if (hi < 0) hi = s.n;
-  if (C && ((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
+  if (C && HG_UNLIKELY((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
     hg_fail(f, 3, line, file, (unsigned long long)hi > (unsigned long long)s.c ? hi : lo, s.c);
     return {s.p, 0, 0};
   }
@@ -611,12 +686,12 @@ template <bool Checked, class T> HG_DEV void reduceBlock(hg_slice<const T> in, h
     }
   }
 #line 89 "kernels.go"
-  hg_ref<Checked>(sdata, tid, hg_f, 89, 0) = sum;
+  hg_at<Checked>(sdata, tid, hg_f, 89, 0) = sum;
   hg_sync_threads();
   for (long long s = bs / 2LL; s >= hg_mul(2LL, ws); s = s >> 1LL) {
     if (tid < s) {
       sum = hg_add(sum, hg_ld<Checked>(sdata, hg_add(tid, s), hg_f, 93, 0));
-      hg_ref<Checked>(sdata, tid, hg_f, 94, 0) = sum;
+      hg_at<Checked>(sdata, tid, hg_f, 94, 0) = sum;
     }
     hg_sync_threads();
   }
@@ -626,7 +701,7 @@ template <bool Checked, class T> HG_DEV void reduceBlock(hg_slice<const T> in, h
       sum = hg_add(sum, hg_shfl_down(sum, (long long)(off)));
     }
     if (tid == 0LL) {
-      hg_ref<Checked>(out, (long long)hg_bid_x(), hg_f, 104, 0) = sum;
+      hg_at<Checked>(out, (long long)hg_bid_x(), hg_f, 104, 0) = sum;
     }
   }
 }
@@ -637,7 +712,7 @@ template <bool Checked, class T> HG_DEV void reduceBlock(hg_slice<const T> in, h
 template <bool Checked> HG_DEV void vectorAdd(hg_slice<const float> a, hg_slice<const float> b, hg_slice<float> c, hg_fault* hg_f) {
   long long i = hg_global_x();
   if (i < c.n) {
-    hg_ref<Checked>(c, i, hg_f, 20, 0) = hg_ld<Checked>(a, i, hg_f, 20, 0) + hg_ld<Checked>(b, i, hg_f, 20, 0);
+    hg_at<Checked>(c, i, hg_f, 20, 0) = hg_ld<Checked>(a, i, hg_f, 20, 0) + hg_ld<Checked>(b, i, hg_f, 20, 0);
   }
 }
 
@@ -645,7 +720,9 @@ extern "C" __global__ void vector_add(const float* a_p, const float* b_p, float*
   vectorAdd<false>(hg_bare(a_p), hg_bare(b_p), hg_make_slice(c_p, c_n), nullptr);
 }
 extern "C" __global__ void vector_add_checked(const float* a_p, const float* b_p, float* c_p, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
-  vectorAdd<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), hg_f);
+  hg_fault hg_own = {};
+  vectorAdd<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(c_p, c_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 28 "kernels.go"
@@ -679,10 +756,12 @@ template <bool Checked> HG_DEV void matrixMul16(hg_slice<float> c, hg_slice<cons
 #line 37 "kernels.go"
     while (ia <= aEnd) {
       {
-        hg_ref<Checked>(hg_ref<Checked>((*as), ty, hg_f, 38, 0), tx, hg_f, 38, 0) = hg_ld<Checked>(a, hg_add(hg_add(ia, hg_mul(wA, ty)), tx), hg_f, 38, 0);
-        hg_ref<Checked>(hg_ref<Checked>((*bs), ty, hg_f, 39, 0), tx, hg_f, 39, 0) = hg_ld<Checked>(b, hg_add(hg_add(ib, hg_mul(wB, ty)), tx), hg_f, 39, 0);
+        hg_at<Checked>(hg_at<Checked>((*as), ty, hg_f, 38, 0), tx, hg_f, 38, 0) = hg_ld<Checked>(a, hg_add(hg_add(ia, hg_mul(wA, ty)), tx), hg_f, 38, 0);
+        hg_at<Checked>(hg_at<Checked>((*bs), ty, hg_f, 39, 0), tx, hg_f, 39, 0) = hg_ld<Checked>(b, hg_add(hg_add(ib, hg_mul(wB, ty)), tx), hg_f, 39, 0);
         hg_sync_threads();
+        #pragma unroll
         for (long long k = 0LL; k < 16LL; k = hg_add(k, 1LL)) {
+#line 42 "kernels.go"
           sum += hg_ld<Checked>(hg_cref<Checked>((*as), ty, hg_f, 42, 0), k, hg_f, 42, 0) * hg_ld<Checked>(hg_cref<Checked>((*bs), k, hg_f, 42, 0), tx, hg_f, 42, 0);
         }
         hg_sync_threads();
@@ -696,14 +775,16 @@ template <bool Checked> HG_DEV void matrixMul16(hg_slice<float> c, hg_slice<cons
     }
   }
 #line 46 "kernels.go"
-  hg_ref<Checked>(c, hg_add(hg_add(hg_add(hg_mul(hg_mul(wB, 16), by), hg_mul(16, bx)), hg_mul(wB, ty)), tx), hg_f, 46, 0) = sum;
+  hg_at<Checked>(c, hg_add(hg_add(hg_add(hg_mul(hg_mul(wB, 16), by), hg_mul(16, bx)), hg_mul(wB, ty)), tx), hg_f, 46, 0) = sum;
 }
 
 extern "C" __global__ void matrix_mul16(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB) {
   matrixMul16<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(b_p), wA, wB, nullptr);
 }
 extern "C" __global__ void matrix_mul16_checked(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
-  matrixMul16<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, hg_f);
+  hg_fault hg_own = {};
+  matrixMul16<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 52 "kernels.go"
@@ -737,10 +818,12 @@ template <bool Checked> HG_DEV void matrixMul32(hg_slice<float> c, hg_slice<cons
 #line 61 "kernels.go"
     while (ia <= aEnd) {
       {
-        hg_ref<Checked>(hg_ref<Checked>((*as), ty, hg_f, 62, 0), tx, hg_f, 62, 0) = hg_ld<Checked>(a, hg_add(hg_add(ia, hg_mul(wA, ty)), tx), hg_f, 62, 0);
-        hg_ref<Checked>(hg_ref<Checked>((*bs), ty, hg_f, 63, 0), tx, hg_f, 63, 0) = hg_ld<Checked>(b, hg_add(hg_add(ib, hg_mul(wB, ty)), tx), hg_f, 63, 0);
+        hg_at<Checked>(hg_at<Checked>((*as), ty, hg_f, 62, 0), tx, hg_f, 62, 0) = hg_ld<Checked>(a, hg_add(hg_add(ia, hg_mul(wA, ty)), tx), hg_f, 62, 0);
+        hg_at<Checked>(hg_at<Checked>((*bs), ty, hg_f, 63, 0), tx, hg_f, 63, 0) = hg_ld<Checked>(b, hg_add(hg_add(ib, hg_mul(wB, ty)), tx), hg_f, 63, 0);
         hg_sync_threads();
+        #pragma unroll
         for (long long k = 0LL; k < 32LL; k = hg_add(k, 1LL)) {
+#line 66 "kernels.go"
           sum += hg_ld<Checked>(hg_cref<Checked>((*as), ty, hg_f, 66, 0), k, hg_f, 66, 0) * hg_ld<Checked>(hg_cref<Checked>((*bs), k, hg_f, 66, 0), tx, hg_f, 66, 0);
         }
         hg_sync_threads();
@@ -754,14 +837,16 @@ template <bool Checked> HG_DEV void matrixMul32(hg_slice<float> c, hg_slice<cons
     }
   }
 #line 70 "kernels.go"
-  hg_ref<Checked>(c, hg_add(hg_add(hg_add(hg_mul(hg_mul(wB, 32), by), hg_mul(32, bx)), hg_mul(wB, ty)), tx), hg_f, 70, 0) = sum;
+  hg_at<Checked>(c, hg_add(hg_add(hg_add(hg_mul(hg_mul(wB, 32), by), hg_mul(32, bx)), hg_mul(wB, ty)), tx), hg_f, 70, 0) = sum;
 }
 
 extern "C" __global__ void matrix_mul32(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB) {
   matrixMul32<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(b_p), wA, wB, nullptr);
 }
 extern "C" __global__ void matrix_mul32_checked(float* c_p, const float* a_p, const float* b_p, int32_t wA, int32_t wB, long long c_n, long long a_n, long long b_n, hg_fault* hg_f) {
-  matrixMul32<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, hg_f);
+  hg_fault hg_own = {};
+  matrixMul32<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), wA, wB, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 112 "kernels.go"
@@ -773,7 +858,9 @@ extern "C" __global__ void reduce_f32(const float* in_p, long long in_n, float* 
   reduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), 0xffffffffu, nullptr);
 }
 extern "C" __global__ void reduce_f32_checked(const float* in_p, long long in_n, float* out_p, unsigned int hg_dyn_bytes, long long out_n, hg_fault* hg_f) {
-  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 119 "kernels.go"
@@ -785,7 +872,9 @@ extern "C" __global__ void reduce_i32(const int32_t* in_p, long long in_n, int32
   reduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), 0xffffffffu, nullptr);
 }
 extern "C" __global__ void reduce_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, unsigned int hg_dyn_bytes, long long out_n, hg_fault* hg_f) {
-  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 128 "kernels.go"
@@ -803,12 +892,12 @@ template <bool Checked> HG_DEV void histogram256(hg_slice<const uint8_t> data, h
       for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
         long long i = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
 #line 131 "kernels.go"
-        hg_ref<Checked>((*local), i, hg_f, 131, 0) = 0U;
+        hg_at<Checked>((*local), i, hg_f, 131, 0) = 0U;
       }
     } else {
       for (long long i = hg_i3; i < hg_b1; i = hg_add(i, hg_st2)) {
 #line 131 "kernels.go"
-        hg_ref<Checked>((*local), i, hg_f, 131, 0) = 0U;
+        hg_at<Checked>((*local), i, hg_f, 131, 0) = 0U;
       }
     }
   }
@@ -824,12 +913,12 @@ template <bool Checked> HG_DEV void histogram256(hg_slice<const uint8_t> data, h
       for (unsigned long long hg_k12 = 0; hg_k12 < hg_n11; hg_k12++) {
         long long i = (long long)((unsigned long long)hg_i10 + hg_k12 * (unsigned long long)hg_st9);
 #line 135 "kernels.go"
-        hg_atomic_add(&hg_ref<Checked>((*local), hg_ld<Checked>(data, i, hg_f, 135, 0), hg_f, 135, 0), 1U);
+        hg_atomic_add(hg_ptr_shared(hg_at<Checked>((*local), hg_ld<Checked>(data, i, hg_f, 135, 0), hg_f, 135, 0)), 1U);
       }
     } else {
       for (long long i = hg_i10; i < hg_b8; i = hg_add(i, hg_st9)) {
 #line 135 "kernels.go"
-        hg_atomic_add(&hg_ref<Checked>((*local), hg_ld<Checked>(data, i, hg_f, 135, 0), hg_f, 135, 0), 1U);
+        hg_atomic_add(hg_ptr_shared(hg_at<Checked>((*local), hg_ld<Checked>(data, i, hg_f, 135, 0), hg_f, 135, 0)), 1U);
       }
     }
   }
@@ -850,7 +939,7 @@ template <bool Checked> HG_DEV void histogram256(hg_slice<const uint8_t> data, h
           uint32_t v = hg_ld<Checked>((*local), i, hg_f, 139, 0);
 #line 139 "kernels.go"
           if (v != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(bins, i, hg_f, 140, 0), v);
+            hg_atomic_add(hg_ptr(hg_at<Checked>(bins, i, hg_f, 140, 0)), v);
           }
         }
       }
@@ -862,7 +951,7 @@ template <bool Checked> HG_DEV void histogram256(hg_slice<const uint8_t> data, h
           uint32_t v = hg_ld<Checked>((*local), i, hg_f, 139, 0);
 #line 139 "kernels.go"
           if (v != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(bins, i, hg_f, 140, 0), v);
+            hg_atomic_add(hg_ptr(hg_at<Checked>(bins, i, hg_f, 140, 0)), v);
           }
         }
       }
@@ -874,7 +963,9 @@ extern "C" __global__ void histogram256(const uint8_t* data_p, long long data_n,
   histogram256<false>(hg_make_slice(data_p, data_n), hg_bare(bins_p), nullptr);
 }
 extern "C" __global__ void histogram256_checked(const uint8_t* data_p, long long data_n, uint32_t* bins_p, long long bins_n, hg_fault* hg_f) {
-  histogram256<true>(hg_make_slice(data_p, data_n), hg_make_slice(bins_p, bins_n), hg_f);
+  hg_fault hg_own = {};
+  histogram256<true>(hg_make_slice(data_p, data_n), hg_make_slice(bins_p, bins_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 150 "kernels.go"
@@ -886,7 +977,7 @@ template <bool Checked> HG_DEV void transpose(hg_slice<float> out, hg_slice<cons
   int32_t y = hg_add(hg_mul((int32_t)((long long)hg_bid_y()), 32), (int32_t)((long long)hg_tid_y()));
   for (int32_t j = 0; j < 32; j = hg_add(j, 8)) {
     if ((x < cols) && (hg_add(y, j) < rows)) {
-      hg_ref<Checked>(hg_ref<Checked>((*tile), hg_add((int32_t)((long long)hg_tid_y()), j), hg_f, 156, 0), (long long)hg_tid_x(), hg_f, 156, 0) = hg_ld<Checked>(in, hg_add(hg_mul(hg_add(y, j), cols), x), hg_f, 156, 0);
+      hg_at<Checked>(hg_at<Checked>((*tile), hg_add((int32_t)((long long)hg_tid_y()), j), hg_f, 156, 0), (long long)hg_tid_x(), hg_f, 156, 0) = hg_ld<Checked>(in, hg_add(hg_mul(hg_add(y, j), cols), x), hg_f, 156, 0);
     }
   }
   hg_sync_threads();
@@ -894,7 +985,7 @@ template <bool Checked> HG_DEV void transpose(hg_slice<float> out, hg_slice<cons
   y = hg_add(hg_mul((int32_t)((long long)hg_bid_x()), 32), (int32_t)((long long)hg_tid_y()));
   for (int32_t j = 0; j < 32; j = hg_add(j, 8)) {
     if ((x < rows) && (hg_add(y, j) < cols)) {
-      hg_ref<Checked>(out, hg_add(hg_mul(hg_add(y, j), rows), x), hg_f, 164, 0) = hg_ld<Checked>(hg_cref<Checked>((*tile), (long long)hg_tid_x(), hg_f, 164, 0), hg_add((int32_t)((long long)hg_tid_y()), j), hg_f, 164, 0);
+      hg_at<Checked>(out, hg_add(hg_mul(hg_add(y, j), rows), x), hg_f, 164, 0) = hg_ld<Checked>(hg_cref<Checked>((*tile), (long long)hg_tid_x(), hg_f, 164, 0), hg_add((int32_t)((long long)hg_tid_y()), j), hg_f, 164, 0);
     }
   }
 }
@@ -903,7 +994,9 @@ extern "C" __global__ void transpose(float* out_p, const float* in_p, int32_t ro
   transpose<false>(hg_bare(out_p), hg_bare(in_p), rows, cols, nullptr);
 }
 extern "C" __global__ void transpose_checked(float* out_p, const float* in_p, int32_t rows, int32_t cols, long long out_n, long long in_n, hg_fault* hg_f) {
-  transpose<true>(hg_make_slice(out_p, out_n), hg_make_slice(in_p, in_n), rows, cols, hg_f);
+  hg_fault hg_own = {};
+  transpose<true>(hg_make_slice(out_p, out_n), hg_make_slice(in_p, in_n), rows, cols, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 175 "kernels.go"
@@ -929,7 +1022,7 @@ template <bool Checked> HG_DEV void scanBlock(hg_slice<int32_t> data, hg_slice<i
     }
   }
   if (lane == hg_sub(hg_warp_size(), 1LL)) {
-    hg_ref<Checked>((*warpSums), warp, hg_f, 191, 0) = v;
+    hg_at<Checked>((*warpSums), warp, hg_f, 191, 0) = v;
   }
   hg_sync_threads();
   if (warp == 0LL) {
@@ -945,7 +1038,7 @@ template <bool Checked> HG_DEV void scanBlock(hg_slice<int32_t> data, hg_slice<i
       }
     }
     if (lane < nw) {
-      hg_ref<Checked>((*warpSums), lane, hg_f, 207, 0) = s;
+      hg_at<Checked>((*warpSums), lane, hg_f, 207, 0) = s;
     }
   }
   hg_sync_threads();
@@ -953,10 +1046,10 @@ template <bool Checked> HG_DEV void scanBlock(hg_slice<int32_t> data, hg_slice<i
     v = hg_add(v, hg_ld<Checked>((*warpSums), hg_sub(warp, 1LL), hg_f, 212, 0));
   }
   if (i < data.n) {
-    hg_ref<Checked>(data, i, hg_f, 215, 0) = v;
+    hg_at<Checked>(data, i, hg_f, 215, 0) = v;
   }
   if (tid == hg_sub((long long)hg_bdim_x(), 1LL)) {
-    hg_ref<Checked>(sums, (long long)hg_bid_x(), hg_f, 218, 0) = v;
+    hg_at<Checked>(sums, (long long)hg_bid_x(), hg_f, 218, 0) = v;
   }
 }
 
@@ -964,7 +1057,9 @@ extern "C" __global__ void scan_block(int32_t* data_p, long long data_n, int32_t
   scanBlock<false>(hg_make_slice(data_p, data_n), hg_bare(sums_p), nullptr);
 }
 extern "C" __global__ void scan_block_checked(int32_t* data_p, long long data_n, int32_t* sums_p, long long sums_n, hg_fault* hg_f) {
-  scanBlock<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), hg_f);
+  hg_fault hg_own = {};
+  scanBlock<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 226 "kernels.go"
@@ -976,8 +1071,8 @@ template <bool Checked> HG_DEV void uniformAdd(hg_slice<int32_t> data, hg_slice<
 #line 228 "kernels.go"
     if ((b > 0LL) && (i < data.n)) {
       {
-        int32_t& hg_r1 = hg_ref<Checked>(data, i, hg_f, 229, 0);
-        hg_r1 = hg_add(hg_r1, hg_ld<Checked>(sums, hg_sub(b, 1LL), hg_f, 229, 0));
+        auto hg_r1 = hg_at<Checked>(data, i, hg_f, 229, 0);
+        hg_r1 = hg_add(hg_r1.get(), hg_ld<Checked>(sums, hg_sub(b, 1LL), hg_f, 229, 0));
       }
     }
   }
@@ -987,6 +1082,8 @@ extern "C" __global__ void uniform_add(int32_t* data_p, long long data_n, const 
   uniformAdd<false>(hg_make_slice(data_p, data_n), hg_bare(sums_p), nullptr);
 }
 extern "C" __global__ void uniform_add_checked(int32_t* data_p, long long data_n, const int32_t* sums_p, long long sums_n, hg_fault* hg_f) {
-  uniformAdd<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), hg_f);
+  hg_fault hg_own = {};
+  uniformAdd<true>(hg_make_slice(data_p, data_n), hg_make_slice(sums_p, sums_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 

@@ -154,19 +154,47 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// HG_UNLIKELY marks a check's failure: the compiler lays the fault path
+// out of line, so the checked loop stays one straight block.
+#define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -227,7 +255,7 @@ template <class T> HG_DEV T hg_neg(T a) { typedef typename hg_traits<T>::wide W;
 template <class S> HG_DEV bool hg_negative(S s) { return hg_traits<S>::is_signed && s < (S)0; }
 
 template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -236,7 +264,7 @@ template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsig
   return (T)((W)x << s);
 }
 template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -248,7 +276,7 @@ template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsig
 // MinInt and MinInt % -1 is 0, as in Go. Floats divide natively.
 template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line, unsigned file) {
   if (!hg_traits<T>::is_int) return a / b;
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -256,7 +284,7 @@ template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line,
   return (T)(a / b);
 }
 template <bool C, class T> HG_DEV T hg_rem(T a, T b, hg_fault* f, unsigned line, unsigned file) {
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -313,51 +341,98 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
+// An array's checked read loads a.v[0] where i fails (N > 0): the load
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return {};
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
+  T v = a.v[bad ? 0 : i];
+  return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
 // a's first element, in a's address space, where hg_ref gives the global
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return a.v[0];
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
+}
+
+// hg_place is a checked place s[i], a[i] or a[i][j], written by an
+// assignment (operator=: the value first, then the place, as C++17 orders
+// E1 = E2). ok false: the index failed, the fault is recorded, and the
+// write is dropped; p then points at the base, in its address space, and
+// is never written. Unchecked, ok is the constant true and the place is a
+// plain pointer.
+template <class T> struct hg_place {
+  T* p;
+  bool ok;
+  template <class V> __device__ const hg_place& operator=(const V& v) const {
+    if (ok) *p = v;
+    return *this;
+  }
+  // The value at the place, zero where the index failed (a compound
+  // assignment's read).
+  __device__ T get() const {
+    if (HG_UNLIKELY(!ok)) return {};
+    return *p;
+  }
+};
+template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
+}
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
+}
+// a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
+// there) records nothing more.
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
+}
+// hg_ptr is &place for an atomic: a failed place gives the global scratch
+// cell, hg_ptr_shared a shared one, so a shared array's atomics stay
+// shared atomics (atom.shared) and a failed one touches nothing in bounds.
+template <class T> HG_DEV T* hg_ptr(hg_place<T> a) {
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  return a.ok ? a.p : (T*)hg_scratch;
+}
+template <class T> HG_DEV T* hg_ptr_shared(hg_place<T> a) {
+  __shared__ T hg_sink;
+  return a.ok ? a.p : &hg_sink;
 }
 
 // s[lo:hi] (hi < 0: omitted). A bad bound records a fault (checked) and
 // gives an empty slice.
 template <bool C, class T> HG_DEV hg_slice<T> hg_sub(hg_slice<T> s, long long lo, long long hi, hg_fault* f, unsigned line, unsigned file) {
   if (hi < 0) hi = s.n;
-  if (C && ((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
+  if (C && HG_UNLIKELY((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
     hg_fail(f, 3, line, file, (unsigned long long)hi > (unsigned long long)s.c ? hi : lo, s.c);
     return {s.p, 0, 0};
   }
@@ -742,7 +817,7 @@ template <bool Checked, class F, class T> HG_DEV T hipgoBlockReduce(T v, hg_arra
   long long w = hg_t3;
 #line 114 "hipgo_inst_gen.go"
   if (lane == 0LL) {
-    hg_ref<Checked>((*warps), w, hg_f, 115, 0) = v;
+    hg_at<Checked>((*warps), w, hg_f, 115, 0) = v;
   }
   hg_sync_threads();
   if (w == 0LL) {
@@ -782,7 +857,7 @@ template <bool Checked, class F, class T> HG_DEV hg_tuple2<T, T> hipgoBlockScan(
     e = hg_m_Identity<Checked>(op, hg_f);
   }
   if (lane == hg_sub(ws, 1LL)) {
-    hg_ref<Checked>((*warps), w, hg_f, 197, 0) = x;
+    hg_at<Checked>((*warps), w, hg_f, 197, 0) = x;
   }
   hg_sync_threads();
   if (w == 0LL) {
@@ -797,7 +872,7 @@ template <bool Checked, class F, class T> HG_DEV hg_tuple2<T, T> hipgoBlockScan(
       }
     }
     if (lane < nw) {
-      hg_ref<Checked>((*warps), lane, hg_f, 212, 0) = s;
+      hg_at<Checked>((*warps), lane, hg_f, 212, 0) = s;
     }
   }
   hg_sync_threads();
@@ -831,15 +906,15 @@ template <bool Checked, class F, class T> HG_DEV void hipgoScanTiles(hg_slice<co
       if (mode == 1LL) {
         carry = hg_m_Apply<Checked>(op, carry, x, hg_f);
       } else if (exclusive) {
-        hg_ref<Checked>(out, i, hg_f, 244, 0) = carry;
+        hg_at<Checked>(out, i, hg_f, 244, 0) = carry;
         carry = hg_m_Apply<Checked>(op, carry, x, hg_f);
       } else {
         carry = hg_m_Apply<Checked>(op, carry, x, hg_f);
-        hg_ref<Checked>(out, i, hg_f, 248, 0) = carry;
+        hg_at<Checked>(out, i, hg_f, 248, 0) = carry;
       }
     }
     if (mode == 1LL) {
-      hg_ref<Checked>(out, b, hg_f, 252, 0) = carry;
+      hg_at<Checked>(out, b, hg_f, 252, 0) = carry;
     }
     return;
   }
@@ -857,7 +932,7 @@ template <bool Checked, class F, class T> HG_DEV void hipgoScanTiles(hg_slice<co
         long long i = hg_add(hg_mul(j, bd), tid);
 #line 265 "hipgo_inst_gen.go"
         if (i < m) {
-          hg_ref<Checked>(sh, i, hg_f, 266, 0) = hg_ld<Checked>(in, hg_add(lo, i), hg_f, 266, 0);
+          hg_at<Checked>(sh, i, hg_f, 266, 0) = hg_ld<Checked>(in, hg_add(lo, i), hg_f, 266, 0);
         }
       }
     }
@@ -889,11 +964,11 @@ template <bool Checked, class F, class T> HG_DEV void hipgoScanTiles(hg_slice<co
           if (x < m) {
             T v = hg_ld<Checked>(sh, x, hg_f, 281, 0);
             if (exclusive) {
-              hg_ref<Checked>(sh, x, hg_f, 283, 0) = run;
+              hg_at<Checked>(sh, x, hg_f, 283, 0) = run;
               run = hg_m_Apply<Checked>(op, run, v, hg_f);
             } else {
               run = hg_m_Apply<Checked>(op, run, v, hg_f);
-              hg_ref<Checked>(sh, x, hg_f, 287, 0) = run;
+              hg_at<Checked>(sh, x, hg_f, 287, 0) = run;
             }
           }
         }
@@ -906,7 +981,7 @@ template <bool Checked, class F, class T> HG_DEV void hipgoScanTiles(hg_slice<co
           long long i = hg_add(hg_mul(j, bd), tid);
 #line 293 "hipgo_inst_gen.go"
           if (i < m) {
-            hg_ref<Checked>(out, hg_add(lo, i), hg_f, 294, 0) = hg_ld<Checked>(sh, i, hg_f, 294, 0);
+            hg_at<Checked>(out, hg_add(lo, i), hg_f, 294, 0) = hg_ld<Checked>(sh, i, hg_f, 294, 0);
           }
         }
       }
@@ -916,7 +991,7 @@ template <bool Checked, class F, class T> HG_DEV void hipgoScanTiles(hg_slice<co
     hg_sync_threads();
   }
   if ((mode == 1LL) && (tid == 0LL)) {
-    hg_ref<Checked>(out, b, hg_f, 302, 0) = carry;
+    hg_at<Checked>(out, b, hg_f, 302, 0) = carry;
   }
 }
 
@@ -987,15 +1062,15 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeSortTiles(hg_sli
             K k = hg_ld<Checked>(in, x, hg_f, 363, 0);
             long long y = x;
             while ((y > r) && hg_m_Less<Checked>(op, k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 365, 0), hg_f)) {
-              hg_ref<Checked>(out, y, hg_f, 366, 0) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 366, 0);
+              hg_at<Checked>(out, y, hg_f, 366, 0) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 366, 0);
               if (pairs) {
-                hg_ref<Checked>(outI, y, hg_f, 368, 0) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 368, 0);
+                hg_at<Checked>(outI, y, hg_f, 368, 0) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 368, 0);
               }
               y = hg_sub(y, 1LL);
             }
-            hg_ref<Checked>(out, y, hg_f, 372, 0) = k;
+            hg_at<Checked>(out, y, hg_f, 372, 0) = k;
             if (pairs) {
-              hg_ref<Checked>(outI, y, hg_f, 374, 0) = (uint32_t)(x);
+              hg_at<Checked>(outI, y, hg_f, 374, 0) = (uint32_t)(x);
             }
           }
         }
@@ -1007,15 +1082,15 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeSortTiles(hg_sli
             K k = hg_ld<Checked>(in, x, hg_f, 363, 0);
             long long y = x;
             while ((y > r) && hg_m_Less<Checked>(op, k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 365, 0), hg_f)) {
-              hg_ref<Checked>(out, y, hg_f, 366, 0) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 366, 0);
+              hg_at<Checked>(out, y, hg_f, 366, 0) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 366, 0);
               if (pairs) {
-                hg_ref<Checked>(outI, y, hg_f, 368, 0) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 368, 0);
+                hg_at<Checked>(outI, y, hg_f, 368, 0) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 368, 0);
               }
               y = hg_sub(y, 1LL);
             }
-            hg_ref<Checked>(out, y, hg_f, 372, 0) = k;
+            hg_at<Checked>(out, y, hg_f, 372, 0) = k;
             if (pairs) {
-              hg_ref<Checked>(outI, y, hg_f, 374, 0) = (uint32_t)(x);
+              hg_at<Checked>(outI, y, hg_f, 374, 0) = (uint32_t)(x);
             }
           }
         }
@@ -1034,14 +1109,14 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeSortTiles(hg_sli
       for (unsigned long long hg_k19 = 0; hg_k19 < hg_n18; hg_k19++) {
         long long x = (long long)((unsigned long long)hg_i17 + hg_k19 * (unsigned long long)hg_st16);
 #line 381 "hipgo_inst_gen.go"
-        hg_ref<Checked>(sk, x, hg_f, 381, 0) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 381, 0);
-        hg_ref<Checked>((*si), x, hg_f, 382, 0) = (uint32_t)(x);
+        hg_at<Checked>(sk, x, hg_f, 381, 0) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 381, 0);
+        hg_at<Checked>((*si), x, hg_f, 382, 0) = (uint32_t)(x);
       }
     } else {
       for (long long x = hg_i17; x < hg_b15; x = hg_add(x, hg_st16)) {
 #line 381 "hipgo_inst_gen.go"
-        hg_ref<Checked>(sk, x, hg_f, 381, 0) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 381, 0);
-        hg_ref<Checked>((*si), x, hg_f, 382, 0) = (uint32_t)(x);
+        hg_at<Checked>(sk, x, hg_f, 381, 0) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 381, 0);
+        hg_at<Checked>((*si), x, hg_f, 382, 0) = (uint32_t)(x);
       }
     }
   }
@@ -1073,8 +1148,8 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeSortTiles(hg_sli
           } else {
             p = hg_add(hg_sub(x, ae), hipgoRankIn<Checked, F, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 396, 0)), k, true, hg_f));
           }
-          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 398, 0) = k;
-          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 399, 0) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 399, 0);
+          hg_at<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 398, 0) = k;
+          hg_at<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 399, 0) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 399, 0);
         }
       } else {
         for (long long x = hg_i25; x < hg_b23; x = hg_add(x, hg_st24)) {
@@ -1092,8 +1167,8 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeSortTiles(hg_sli
           } else {
             p = hg_add(hg_sub(x, ae), hipgoRankIn<Checked, F, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 396, 0)), k, true, hg_f));
           }
-          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 398, 0) = k;
-          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 399, 0) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 399, 0);
+          hg_at<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 398, 0) = k;
+          hg_at<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 399, 0) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 399, 0);
         }
       }
     }
@@ -1111,17 +1186,17 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeSortTiles(hg_sli
       for (unsigned long long hg_k38 = 0; hg_k38 < hg_n37; hg_k38++) {
         long long x = (long long)((unsigned long long)hg_i36 + hg_k38 * (unsigned long long)hg_st35);
 #line 405 "hipgo_inst_gen.go"
-        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 405, 0) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 405, 0);
+        hg_at<Checked>(out, hg_add(lo, x), hg_f, 405, 0) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 405, 0);
         if (pairs) {
-          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 407, 0) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 407, 0);
+          hg_at<Checked>(outI, hg_add(lo, x), hg_f, 407, 0) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 407, 0);
         }
       }
     } else {
       for (long long x = hg_i36; x < hg_b34; x = hg_add(x, hg_st35)) {
 #line 405 "hipgo_inst_gen.go"
-        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 405, 0) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 405, 0);
+        hg_at<Checked>(out, hg_add(lo, x), hg_f, 405, 0) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 405, 0);
         if (pairs) {
-          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 407, 0) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 407, 0);
+          hg_at<Checked>(outI, hg_add(lo, x), hg_f, 407, 0) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 407, 0);
         }
       }
     }
@@ -1165,9 +1240,9 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeRange(hg_slice<c
     } else {
       j = hg_add(j, 1LL);
     }
-    hg_ref<Checked>(dst, hg_add(as, d), hg_f, 428, 0) = hg_ld<Checked>(src, from, hg_f, 428, 0);
+    hg_at<Checked>(dst, hg_add(as, d), hg_f, 428, 0) = hg_ld<Checked>(src, from, hg_f, 428, 0);
     if (pairs) {
-      hg_ref<Checked>(dstI, hg_add(as, d), hg_f, 430, 0) = hg_ld<Checked>(srcI, from, hg_f, 430, 0);
+      hg_at<Checked>(dstI, hg_add(as, d), hg_f, 430, 0) = hg_ld<Checked>(srcI, from, hg_f, 430, 0);
     }
   }
 }
@@ -1206,8 +1281,8 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeRuns(hg_slice<co
   long long be = hg_t7;
 #line 463 "hipgo_inst_gen.go"
   if (tid == 0LL) {
-    (*part)[0LL] = hipgoMergePath<Checked, F, K>(hg_sub<Checked>(src, as, bs, hg_f, 464, 0), hg_sub<Checked>(src, bs, be, hg_f, 464, 0), hg_sub(o0, ps), hg_f);
-    (*part)[1LL] = hipgoMergePath<Checked, F, K>(hg_sub<Checked>(src, as, bs, hg_f, 465, 0), hg_sub<Checked>(src, bs, be, hg_f, 465, 0), hg_sub(o1, ps), hg_f);
+    hg_at<Checked>((*part), 0LL, hg_f, 464, 0) = hipgoMergePath<Checked, F, K>(hg_sub<Checked>(src, as, bs, hg_f, 464, 0), hg_sub<Checked>(src, bs, be, hg_f, 464, 0), hg_sub(o0, ps), hg_f);
+    hg_at<Checked>((*part), 1LL, hg_f, 465, 0) = hipgoMergePath<Checked, F, K>(hg_sub<Checked>(src, as, bs, hg_f, 465, 0), hg_sub<Checked>(src, bs, be, hg_f, 465, 0), hg_sub(o1, ps), hg_f);
   }
   hg_sync_threads();
   long long hg_t8 = (*part)[0LL];
@@ -1236,9 +1311,9 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeRuns(hg_slice<co
         if (x < la) {
           g = hg_add(hg_add(as, i0), x);
         }
-        hg_ref<Checked>(sk, x, hg_f, 477, 0) = hg_ld<Checked>(src, g, hg_f, 477, 0);
+        hg_at<Checked>(sk, x, hg_f, 477, 0) = hg_ld<Checked>(src, g, hg_f, 477, 0);
         if (pairs) {
-          hg_ref<Checked>((*si), x, hg_f, 479, 0) = hg_ld<Checked>(srcI, g, hg_f, 479, 0);
+          hg_at<Checked>((*si), x, hg_f, 479, 0) = hg_ld<Checked>(srcI, g, hg_f, 479, 0);
         }
       }
     } else {
@@ -1248,9 +1323,9 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeRuns(hg_slice<co
         if (x < la) {
           g = hg_add(hg_add(as, i0), x);
         }
-        hg_ref<Checked>(sk, x, hg_f, 477, 0) = hg_ld<Checked>(src, g, hg_f, 477, 0);
+        hg_at<Checked>(sk, x, hg_f, 477, 0) = hg_ld<Checked>(src, g, hg_f, 477, 0);
         if (pairs) {
-          hg_ref<Checked>((*si), x, hg_f, 479, 0) = hg_ld<Checked>(srcI, g, hg_f, 479, 0);
+          hg_at<Checked>((*si), x, hg_f, 479, 0) = hg_ld<Checked>(srcI, g, hg_f, 479, 0);
         }
       }
     }
@@ -1273,9 +1348,9 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeRuns(hg_slice<co
         } else {
           j = hg_add(j, 1LL);
         }
-        hg_ref<Checked>(sk, hg_add(tile, k), hg_f, 495, 0) = hg_ld<Checked>(sk, from, hg_f, 495, 0);
+        hg_at<Checked>(sk, hg_add(tile, k), hg_f, 495, 0) = hg_ld<Checked>(sk, from, hg_f, 495, 0);
         if (pairs) {
-          hg_ref<Checked>((*si), hg_add(tile, k), hg_f, 497, 0) = hg_ld<Checked>((*si), from, hg_f, 497, 0);
+          hg_at<Checked>((*si), hg_add(tile, k), hg_f, 497, 0) = hg_ld<Checked>((*si), from, hg_f, 497, 0);
         }
       }
     }
@@ -1292,17 +1367,17 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeRuns(hg_slice<co
       for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
         long long x = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
 #line 503 "hipgo_inst_gen.go"
-        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 503, 0) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 503, 0);
+        hg_at<Checked>(dst, hg_add(o0, x), hg_f, 503, 0) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 503, 0);
         if (pairs) {
-          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 505, 0) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 505, 0);
+          hg_at<Checked>(dstI, hg_add(o0, x), hg_f, 505, 0) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 505, 0);
         }
       }
     } else {
       for (long long x = hg_i22; x < hg_b20; x = hg_add(x, hg_st21)) {
 #line 503 "hipgo_inst_gen.go"
-        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 503, 0) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 503, 0);
+        hg_at<Checked>(dst, hg_add(o0, x), hg_f, 503, 0) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 503, 0);
         if (pairs) {
-          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 505, 0) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 505, 0);
+          hg_at<Checked>(dstI, hg_add(o0, x), hg_f, 505, 0) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 505, 0);
         }
       }
     }
@@ -1329,12 +1404,12 @@ template <bool Checked, class F, class R, class X1> HG_DEV void hipgoMap1(hg_sli
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
 #line 55 "hipgo_inst_gen.go"
-        hg_ref<Checked>(out, i, hg_f, 55, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 55, 0), hg_f);
+        hg_at<Checked>(out, i, hg_f, 55, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 55, 0), hg_f);
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
 #line 55 "hipgo_inst_gen.go"
-        hg_ref<Checked>(out, i, hg_f, 55, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 55, 0), hg_f);
+        hg_at<Checked>(out, i, hg_f, 55, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 55, 0), hg_f);
       }
     }
   }
@@ -1344,7 +1419,9 @@ extern "C" __global__ void hipgo_map1_softplus_float32_float32(float* out_p, lon
   hipgoMap1<false, softplus, float, float>(hg_make_slice(out_p, out_n), hg_bare(x1_p), d1, m1, span, nullptr);
 }
 extern "C" __global__ void hipgo_map1_softplus_float32_float32_checked(float* out_p, long long out_n, const float* x1_p, long long d1, long long m1, long long span, long long x1_n, hg_fault* hg_f) {
-  hipgoMap1<true, softplus, float, float>(hg_make_slice(out_p, out_n), hg_make_slice(x1_p, x1_n), d1, m1, span, hg_f);
+  hg_fault hg_own = {};
+  hipgoMap1<true, softplus, float, float>(hg_make_slice(out_p, out_n), hg_make_slice(x1_p, x1_n), d1, m1, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 67 "hipgo_inst_gen.go"
@@ -1365,12 +1442,12 @@ template <bool Checked, class F, class R, class X1, class X2, class X3> HG_DEV v
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
 #line 71 "hipgo_inst_gen.go"
-        hg_ref<Checked>(out, i, hg_f, 71, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 71, 0), hg_ld<Checked>(x2, hipgoAt<Checked>(i, d2, m2, hg_f), hg_f, 71, 0), hg_ld<Checked>(x3, hipgoAt<Checked>(i, d3, m3, hg_f), hg_f, 71, 0), hg_f);
+        hg_at<Checked>(out, i, hg_f, 71, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 71, 0), hg_ld<Checked>(x2, hipgoAt<Checked>(i, d2, m2, hg_f), hg_f, 71, 0), hg_ld<Checked>(x3, hipgoAt<Checked>(i, d3, m3, hg_f), hg_f, 71, 0), hg_f);
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
 #line 71 "hipgo_inst_gen.go"
-        hg_ref<Checked>(out, i, hg_f, 71, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 71, 0), hg_ld<Checked>(x2, hipgoAt<Checked>(i, d2, m2, hg_f), hg_f, 71, 0), hg_ld<Checked>(x3, hipgoAt<Checked>(i, d3, m3, hg_f), hg_f, 71, 0), hg_f);
+        hg_at<Checked>(out, i, hg_f, 71, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 71, 0), hg_ld<Checked>(x2, hipgoAt<Checked>(i, d2, m2, hg_f), hg_f, 71, 0), hg_ld<Checked>(x3, hipgoAt<Checked>(i, d3, m3, hg_f), hg_f, 71, 0), hg_f);
       }
     }
   }
@@ -1380,7 +1457,9 @@ extern "C" __global__ void hipgo_map3_axpy_clip_float32_float32_float32_float32(
   hipgoMap3<false, axpyClip, float, float, float, float>(hg_make_slice(out_p, out_n), hg_bare(x1_p), d1, m1, hg_bare(x2_p), d2, m2, hg_bare(x3_p), d3, m3, span, nullptr);
 }
 extern "C" __global__ void hipgo_map3_axpy_clip_float32_float32_float32_float32_checked(float* out_p, long long out_n, const float* x1_p, long long d1, long long m1, const float* x2_p, long long d2, long long m2, const float* x3_p, long long d3, long long m3, long long span, long long x1_n, long long x2_n, long long x3_n, hg_fault* hg_f) {
-  hipgoMap3<true, axpyClip, float, float, float, float>(hg_make_slice(out_p, out_n), hg_make_slice(x1_p, x1_n), d1, m1, hg_make_slice(x2_p, x2_n), d2, m2, hg_make_slice(x3_p, x3_n), d3, m3, span, hg_f);
+  hg_fault hg_own = {};
+  hipgoMap3<true, axpyClip, float, float, float, float>(hg_make_slice(out_p, out_n), hg_make_slice(x1_p, x1_n), d1, m1, hg_make_slice(x2_p, x2_n), d2, m2, hg_make_slice(x3_p, x3_n), d3, m3, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 83 "hipgo_inst_gen.go"
@@ -1401,12 +1480,12 @@ template <bool Checked, class F, class R, class X1, class X2, class X3, class X4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
 #line 87 "hipgo_inst_gen.go"
-        hg_ref<Checked>(out, i, hg_f, 87, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 87, 0), hg_ld<Checked>(x2, hipgoAt<Checked>(i, d2, m2, hg_f), hg_f, 87, 0), hg_ld<Checked>(x3, hipgoAt<Checked>(i, d3, m3, hg_f), hg_f, 87, 0), hg_ld<Checked>(x4, hipgoAt<Checked>(i, d4, m4, hg_f), hg_f, 87, 0), hg_f);
+        hg_at<Checked>(out, i, hg_f, 87, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 87, 0), hg_ld<Checked>(x2, hipgoAt<Checked>(i, d2, m2, hg_f), hg_f, 87, 0), hg_ld<Checked>(x3, hipgoAt<Checked>(i, d3, m3, hg_f), hg_f, 87, 0), hg_ld<Checked>(x4, hipgoAt<Checked>(i, d4, m4, hg_f), hg_f, 87, 0), hg_f);
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
 #line 87 "hipgo_inst_gen.go"
-        hg_ref<Checked>(out, i, hg_f, 87, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 87, 0), hg_ld<Checked>(x2, hipgoAt<Checked>(i, d2, m2, hg_f), hg_f, 87, 0), hg_ld<Checked>(x3, hipgoAt<Checked>(i, d3, m3, hg_f), hg_f, 87, 0), hg_ld<Checked>(x4, hipgoAt<Checked>(i, d4, m4, hg_f), hg_f, 87, 0), hg_f);
+        hg_at<Checked>(out, i, hg_f, 87, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 87, 0), hg_ld<Checked>(x2, hipgoAt<Checked>(i, d2, m2, hg_f), hg_f, 87, 0), hg_ld<Checked>(x3, hipgoAt<Checked>(i, d3, m3, hg_f), hg_f, 87, 0), hg_ld<Checked>(x4, hipgoAt<Checked>(i, d4, m4, hg_f), hg_f, 87, 0), hg_f);
       }
     }
   }
@@ -1416,7 +1495,9 @@ extern "C" __global__ void hipgo_map4_sq_dist_float64_float64_float64_float64_fl
   hipgoMap4<false, sqDist, double, double, double, double, double>(hg_make_slice(out_p, out_n), hg_bare(x1_p), d1, m1, hg_bare(x2_p), d2, m2, hg_bare(x3_p), d3, m3, hg_bare(x4_p), d4, m4, span, nullptr);
 }
 extern "C" __global__ void hipgo_map4_sq_dist_float64_float64_float64_float64_float64_checked(double* out_p, long long out_n, const double* x1_p, long long d1, long long m1, const double* x2_p, long long d2, long long m2, const double* x3_p, long long d3, long long m3, const double* x4_p, long long d4, long long m4, long long span, long long x1_n, long long x2_n, long long x3_n, long long x4_n, hg_fault* hg_f) {
-  hipgoMap4<true, sqDist, double, double, double, double, double>(hg_make_slice(out_p, out_n), hg_make_slice(x1_p, x1_n), d1, m1, hg_make_slice(x2_p, x2_n), d2, m2, hg_make_slice(x3_p, x3_n), d3, m3, hg_make_slice(x4_p, x4_n), d4, m4, span, hg_f);
+  hg_fault hg_own = {};
+  hipgoMap4<true, sqDist, double, double, double, double, double>(hg_make_slice(out_p, out_n), hg_make_slice(x1_p, x1_n), d1, m1, hg_make_slice(x2_p, x2_n), d2, m2, hg_make_slice(x3_p, x3_n), d3, m3, hg_make_slice(x4_p, x4_n), d4, m4, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 135 "hipgo_inst_gen.go"
@@ -1453,7 +1534,7 @@ template <bool Checked, class F, class T> HG_DEV void hipgoReduce(hg_slice<const
 #line 143 "hipgo_inst_gen.go"
   acc = hipgoBlockReduce<Checked, F, T>(acc, warps, hg_f);
   if ((long long)hg_tid_x() == 0LL) {
-    hg_ref<Checked>(out, (long long)hg_bid_x(), hg_f, 145, 0) = acc;
+    hg_at<Checked>(out, (long long)hg_bid_x(), hg_f, 145, 0) = acc;
   }
 }
 
@@ -1461,7 +1542,9 @@ extern "C" __global__ void hipgo_reduce_farthest_float64(const double* in_p, lon
   hipgoReduce<false, farthest, double>(hg_make_slice(in_p, in_n), hg_bare(out_p), span, nullptr);
 }
 extern "C" __global__ void hipgo_reduce_farthest_float64_checked(const double* in_p, long long in_n, double* out_p, long long span, long long out_n, hg_fault* hg_f) {
-  hipgoReduce<true, farthest, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  hipgoReduce<true, farthest, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 515 "hipgo_inst_gen.go"
@@ -1477,7 +1560,9 @@ extern "C" __global__ void hipgo_scan_farthest_float64(const double* in_p, long 
   hipgoScan<false, farthest, double>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void hipgo_scan_farthest_float64_checked(const double* in_p, long long in_n, double* out_p, const double* offs_p, long long mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  hipgoScan<true, farthest, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  hipgoScan<true, farthest, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 526 "hipgo_inst_gen.go"
@@ -1493,7 +1578,9 @@ extern "C" __global__ void hipgo_merge_block_farther_first_float64(const double*
   hipgoMergeBlock<false, fartherFirst, double>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void hipgo_merge_block_farther_first_float64_checked(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  hipgoMergeBlock<true, fartherFirst, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  hipgoMergeBlock<true, fartherFirst, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 537 "hipgo_inst_gen.go"
@@ -1512,6 +1599,8 @@ extern "C" __global__ void hipgo_merge_pass_farther_first_float64(const double* 
   hipgoMergePass<false, fartherFirst, double>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void hipgo_merge_pass_farther_first_float64_checked(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  hipgoMergePass<true, fartherFirst, double>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  hipgoMergePass<true, fartherFirst, double>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 

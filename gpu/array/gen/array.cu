@@ -154,19 +154,47 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// HG_UNLIKELY marks a check's failure: the compiler lays the fault path
+// out of line, so the checked loop stays one straight block.
+#define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -227,7 +255,7 @@ template <class T> HG_DEV T hg_neg(T a) { typedef typename hg_traits<T>::wide W;
 template <class S> HG_DEV bool hg_negative(S s) { return hg_traits<S>::is_signed && s < (S)0; }
 
 template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -236,7 +264,7 @@ template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsig
   return (T)((W)x << s);
 }
 template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -248,7 +276,7 @@ template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsig
 // MinInt and MinInt % -1 is 0, as in Go. Floats divide natively.
 template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line, unsigned file) {
   if (!hg_traits<T>::is_int) return a / b;
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -256,7 +284,7 @@ template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line,
   return (T)(a / b);
 }
 template <bool C, class T> HG_DEV T hg_rem(T a, T b, hg_fault* f, unsigned line, unsigned file) {
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -313,51 +341,98 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
+// An array's checked read loads a.v[0] where i fails (N > 0): the load
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return {};
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
+  T v = a.v[bad ? 0 : i];
+  return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
 // a's first element, in a's address space, where hg_ref gives the global
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return a.v[0];
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
+}
+
+// hg_place is a checked place s[i], a[i] or a[i][j], written by an
+// assignment (operator=: the value first, then the place, as C++17 orders
+// E1 = E2). ok false: the index failed, the fault is recorded, and the
+// write is dropped; p then points at the base, in its address space, and
+// is never written. Unchecked, ok is the constant true and the place is a
+// plain pointer.
+template <class T> struct hg_place {
+  T* p;
+  bool ok;
+  template <class V> __device__ const hg_place& operator=(const V& v) const {
+    if (ok) *p = v;
+    return *this;
+  }
+  // The value at the place, zero where the index failed (a compound
+  // assignment's read).
+  __device__ T get() const {
+    if (HG_UNLIKELY(!ok)) return {};
+    return *p;
+  }
+};
+template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
+}
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
+}
+// a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
+// there) records nothing more.
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
+}
+// hg_ptr is &place for an atomic: a failed place gives the global scratch
+// cell, hg_ptr_shared a shared one, so a shared array's atomics stay
+// shared atomics (atom.shared) and a failed one touches nothing in bounds.
+template <class T> HG_DEV T* hg_ptr(hg_place<T> a) {
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  return a.ok ? a.p : (T*)hg_scratch;
+}
+template <class T> HG_DEV T* hg_ptr_shared(hg_place<T> a) {
+  __shared__ T hg_sink;
+  return a.ok ? a.p : &hg_sink;
 }
 
 // s[lo:hi] (hi < 0: omitted). A bad bound records a fault (checked) and
 // gives an empty slice.
 template <bool C, class T> HG_DEV hg_slice<T> hg_sub(hg_slice<T> s, long long lo, long long hi, hg_fault* f, unsigned line, unsigned file) {
   if (hi < 0) hi = s.n;
-  if (C && ((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
+  if (C && HG_UNLIKELY((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
     hg_fail(f, 3, line, file, (unsigned long long)hi > (unsigned long long)s.c ? hi : lo, s.c);
     return {s.p, 0, 0};
   }
@@ -663,7 +738,7 @@ template <bool Checked, class T> HG_DEV void arith(hg_slice<const T> x, long lon
           }
         }
 #line 72 "kernels.go"
-        hg_ref<Checked>(out, i, hg_f, 72, 7) = r;
+        hg_at<Checked>(out, i, hg_f, 72, 7) = r;
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
@@ -692,7 +767,7 @@ template <bool Checked, class T> HG_DEV void arith(hg_slice<const T> x, long lon
           }
         }
 #line 72 "kernels.go"
-        hg_ref<Checked>(out, i, hg_f, 72, 7) = r;
+        hg_at<Checked>(out, i, hg_f, 72, 7) = r;
       }
     }
   }
@@ -702,42 +777,54 @@ extern "C" __global__ void arith_int32(const int32_t* x_p, long long dx, long lo
   arith<false, int32_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
 extern "C" __global__ void arith_int32_checked(const int32_t* x_p, long long dx, long long mx, const int32_t* y_p, long long dy, long long my, int32_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  arith<true, int32_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, hg_f);
+  hg_fault hg_own = {};
+  arith<true, int32_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void arith_uint32(const uint32_t* x_p, long long dx, long long mx, const uint32_t* y_p, long long dy, long long my, uint32_t* out_p, long long out_n, int32_t op, long long span) {
   arith<false, uint32_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
 extern "C" __global__ void arith_uint32_checked(const uint32_t* x_p, long long dx, long long mx, const uint32_t* y_p, long long dy, long long my, uint32_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  arith<true, uint32_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, hg_f);
+  hg_fault hg_own = {};
+  arith<true, uint32_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void arith_int64(const int64_t* x_p, long long dx, long long mx, const int64_t* y_p, long long dy, long long my, int64_t* out_p, long long out_n, int32_t op, long long span) {
   arith<false, int64_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
 extern "C" __global__ void arith_int64_checked(const int64_t* x_p, long long dx, long long mx, const int64_t* y_p, long long dy, long long my, int64_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  arith<true, int64_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, hg_f);
+  hg_fault hg_own = {};
+  arith<true, int64_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void arith_uint64(const uint64_t* x_p, long long dx, long long mx, const uint64_t* y_p, long long dy, long long my, uint64_t* out_p, long long out_n, int32_t op, long long span) {
   arith<false, uint64_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
 extern "C" __global__ void arith_uint64_checked(const uint64_t* x_p, long long dx, long long mx, const uint64_t* y_p, long long dy, long long my, uint64_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  arith<true, uint64_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, hg_f);
+  hg_fault hg_own = {};
+  arith<true, uint64_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void arith_float32(const float* x_p, long long dx, long long mx, const float* y_p, long long dy, long long my, float* out_p, long long out_n, int32_t op, long long span) {
   arith<false, float>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
 extern "C" __global__ void arith_float32_checked(const float* x_p, long long dx, long long mx, const float* y_p, long long dy, long long my, float* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  arith<true, float>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, hg_f);
+  hg_fault hg_own = {};
+  arith<true, float>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void arith_float64(const double* x_p, long long dx, long long mx, const double* y_p, long long dy, long long my, double* out_p, long long out_n, int32_t op, long long span) {
   arith<false, double>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
 extern "C" __global__ void arith_float64_checked(const double* x_p, long long dx, long long mx, const double* y_p, long long dy, long long my, double* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  arith<true, double>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, hg_f);
+  hg_fault hg_own = {};
+  arith<true, double>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, hg_make_slice(out_p, out_n), op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 108 "kernels.go"
@@ -765,7 +852,7 @@ template <bool Checked, class T> HG_DEV void compare(hg_slice<const T> x, long l
         if (holds<Checked, T>(hg_ld<Checked>(x, at<Checked>(i, dx, mx, hg_f), hg_f, 116, 7), b, op, hg_f)) {
           r = (uint8_t)1;
         }
-        hg_ref<Checked>(out, i, hg_f, 119, 7) = r;
+        hg_at<Checked>(out, i, hg_f, 119, 7) = r;
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
@@ -778,7 +865,7 @@ template <bool Checked, class T> HG_DEV void compare(hg_slice<const T> x, long l
         if (holds<Checked, T>(hg_ld<Checked>(x, at<Checked>(i, dx, mx, hg_f), hg_f, 116, 7), b, op, hg_f)) {
           r = (uint8_t)1;
         }
-        hg_ref<Checked>(out, i, hg_f, 119, 7) = r;
+        hg_at<Checked>(out, i, hg_f, 119, 7) = r;
       }
     }
   }
@@ -788,49 +875,63 @@ extern "C" __global__ void compare_uint8(const uint8_t* x_p, long long dx, long 
   compare<false, uint8_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
 extern "C" __global__ void compare_uint8_checked(const uint8_t* x_p, long long dx, long long mx, const uint8_t* y_p, long long dy, long long my, uint8_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  compare<true, uint8_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+  hg_fault hg_own = {};
+  compare<true, uint8_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void compare_int32(const int32_t* x_p, long long dx, long long mx, const int32_t* y_p, long long dy, long long my, int32_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
   compare<false, int32_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
 extern "C" __global__ void compare_int32_checked(const int32_t* x_p, long long dx, long long mx, const int32_t* y_p, long long dy, long long my, int32_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  compare<true, int32_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+  hg_fault hg_own = {};
+  compare<true, int32_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void compare_uint32(const uint32_t* x_p, long long dx, long long mx, const uint32_t* y_p, long long dy, long long my, uint32_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
   compare<false, uint32_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
 extern "C" __global__ void compare_uint32_checked(const uint32_t* x_p, long long dx, long long mx, const uint32_t* y_p, long long dy, long long my, uint32_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  compare<true, uint32_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+  hg_fault hg_own = {};
+  compare<true, uint32_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void compare_int64(const int64_t* x_p, long long dx, long long mx, const int64_t* y_p, long long dy, long long my, int64_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
   compare<false, int64_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
 extern "C" __global__ void compare_int64_checked(const int64_t* x_p, long long dx, long long mx, const int64_t* y_p, long long dy, long long my, int64_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  compare<true, int64_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+  hg_fault hg_own = {};
+  compare<true, int64_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void compare_uint64(const uint64_t* x_p, long long dx, long long mx, const uint64_t* y_p, long long dy, long long my, uint64_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
   compare<false, uint64_t>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
 extern "C" __global__ void compare_uint64_checked(const uint64_t* x_p, long long dx, long long mx, const uint64_t* y_p, long long dy, long long my, uint64_t c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  compare<true, uint64_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+  hg_fault hg_own = {};
+  compare<true, uint64_t>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void compare_float32(const float* x_p, long long dx, long long mx, const float* y_p, long long dy, long long my, float c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
   compare<false, float>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
 extern "C" __global__ void compare_float32_checked(const float* x_p, long long dx, long long mx, const float* y_p, long long dy, long long my, float c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  compare<true, float>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+  hg_fault hg_own = {};
+  compare<true, float>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void compare_float64(const double* x_p, long long dx, long long mx, const double* y_p, long long dy, long long my, double c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span) {
   compare<false, double>(hg_bare(x_p), dx, mx, hg_bare(y_p), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, nullptr);
 }
 extern "C" __global__ void compare_float64_checked(const double* x_p, long long dx, long long mx, const double* y_p, long long dy, long long my, double c, bool scalar, uint8_t* out_p, long long out_n, int32_t op, long long span, long long x_n, long long y_n, hg_fault* hg_f) {
-  compare<true, double>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, hg_f);
+  hg_fault hg_own = {};
+  compare<true, double>(hg_make_slice(x_p, x_n), dx, mx, hg_make_slice(y_p, y_n), dy, my, c, scalar, hg_make_slice(out_p, out_n), op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 127 "kernels.go"
@@ -856,7 +957,7 @@ template <bool Checked, class T> HG_DEV void where(hg_slice<const uint8_t> mask,
         } else if (!scalar) {
           v = hg_ld<Checked>(y, i, hg_f, 134, 7);
         }
-        hg_ref<Checked>(out, i, hg_f, 136, 7) = v;
+        hg_at<Checked>(out, i, hg_f, 136, 7) = v;
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
@@ -867,7 +968,7 @@ template <bool Checked, class T> HG_DEV void where(hg_slice<const uint8_t> mask,
         } else if (!scalar) {
           v = hg_ld<Checked>(y, i, hg_f, 134, 7);
         }
-        hg_ref<Checked>(out, i, hg_f, 136, 7) = v;
+        hg_at<Checked>(out, i, hg_f, 136, 7) = v;
       }
     }
   }
@@ -877,49 +978,63 @@ extern "C" __global__ void where_uint8(const uint8_t* mask_p, const uint8_t* x_p
   where<false, uint8_t>(hg_bare(mask_p), hg_bare(x_p), hg_bare(y_p), c, scalar, hg_make_slice(out_p, out_n), span, nullptr);
 }
 extern "C" __global__ void where_uint8_checked(const uint8_t* mask_p, const uint8_t* x_p, const uint8_t* y_p, uint8_t c, bool scalar, uint8_t* out_p, long long out_n, long long span, long long mask_n, long long x_n, long long y_n, hg_fault* hg_f) {
-  where<true, uint8_t>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  where<true, uint8_t>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void where_int32(const uint8_t* mask_p, const int32_t* x_p, const int32_t* y_p, int32_t c, bool scalar, int32_t* out_p, long long out_n, long long span) {
   where<false, int32_t>(hg_bare(mask_p), hg_bare(x_p), hg_bare(y_p), c, scalar, hg_make_slice(out_p, out_n), span, nullptr);
 }
 extern "C" __global__ void where_int32_checked(const uint8_t* mask_p, const int32_t* x_p, const int32_t* y_p, int32_t c, bool scalar, int32_t* out_p, long long out_n, long long span, long long mask_n, long long x_n, long long y_n, hg_fault* hg_f) {
-  where<true, int32_t>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  where<true, int32_t>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void where_uint32(const uint8_t* mask_p, const uint32_t* x_p, const uint32_t* y_p, uint32_t c, bool scalar, uint32_t* out_p, long long out_n, long long span) {
   where<false, uint32_t>(hg_bare(mask_p), hg_bare(x_p), hg_bare(y_p), c, scalar, hg_make_slice(out_p, out_n), span, nullptr);
 }
 extern "C" __global__ void where_uint32_checked(const uint8_t* mask_p, const uint32_t* x_p, const uint32_t* y_p, uint32_t c, bool scalar, uint32_t* out_p, long long out_n, long long span, long long mask_n, long long x_n, long long y_n, hg_fault* hg_f) {
-  where<true, uint32_t>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  where<true, uint32_t>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void where_int64(const uint8_t* mask_p, const int64_t* x_p, const int64_t* y_p, int64_t c, bool scalar, int64_t* out_p, long long out_n, long long span) {
   where<false, int64_t>(hg_bare(mask_p), hg_bare(x_p), hg_bare(y_p), c, scalar, hg_make_slice(out_p, out_n), span, nullptr);
 }
 extern "C" __global__ void where_int64_checked(const uint8_t* mask_p, const int64_t* x_p, const int64_t* y_p, int64_t c, bool scalar, int64_t* out_p, long long out_n, long long span, long long mask_n, long long x_n, long long y_n, hg_fault* hg_f) {
-  where<true, int64_t>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  where<true, int64_t>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void where_uint64(const uint8_t* mask_p, const uint64_t* x_p, const uint64_t* y_p, uint64_t c, bool scalar, uint64_t* out_p, long long out_n, long long span) {
   where<false, uint64_t>(hg_bare(mask_p), hg_bare(x_p), hg_bare(y_p), c, scalar, hg_make_slice(out_p, out_n), span, nullptr);
 }
 extern "C" __global__ void where_uint64_checked(const uint8_t* mask_p, const uint64_t* x_p, const uint64_t* y_p, uint64_t c, bool scalar, uint64_t* out_p, long long out_n, long long span, long long mask_n, long long x_n, long long y_n, hg_fault* hg_f) {
-  where<true, uint64_t>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  where<true, uint64_t>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void where_float32(const uint8_t* mask_p, const float* x_p, const float* y_p, float c, bool scalar, float* out_p, long long out_n, long long span) {
   where<false, float>(hg_bare(mask_p), hg_bare(x_p), hg_bare(y_p), c, scalar, hg_make_slice(out_p, out_n), span, nullptr);
 }
 extern "C" __global__ void where_float32_checked(const uint8_t* mask_p, const float* x_p, const float* y_p, float c, bool scalar, float* out_p, long long out_n, long long span, long long mask_n, long long x_n, long long y_n, hg_fault* hg_f) {
-  where<true, float>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  where<true, float>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void where_float64(const uint8_t* mask_p, const double* x_p, const double* y_p, double c, bool scalar, double* out_p, long long out_n, long long span) {
   where<false, double>(hg_bare(mask_p), hg_bare(x_p), hg_bare(y_p), c, scalar, hg_make_slice(out_p, out_n), span, nullptr);
 }
 extern "C" __global__ void where_float64_checked(const uint8_t* mask_p, const double* x_p, const double* y_p, double c, bool scalar, double* out_p, long long out_n, long long span, long long mask_n, long long x_n, long long y_n, hg_fault* hg_f) {
-  where<true, double>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  where<true, double>(hg_make_slice(mask_p, mask_n), hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), c, scalar, hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 145 "kernels.go"
@@ -946,7 +1061,7 @@ template <bool Checked, class T> HG_DEV void clip(hg_slice<const T> in, hg_slice
         if (v > hi) {
           v = hi;
         }
-        hg_ref<Checked>(out, i, hg_f, 155, 7) = v;
+        hg_at<Checked>(out, i, hg_f, 155, 7) = v;
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
@@ -958,7 +1073,7 @@ template <bool Checked, class T> HG_DEV void clip(hg_slice<const T> in, hg_slice
         if (v > hi) {
           v = hi;
         }
-        hg_ref<Checked>(out, i, hg_f, 155, 7) = v;
+        hg_at<Checked>(out, i, hg_f, 155, 7) = v;
       }
     }
   }
@@ -968,49 +1083,63 @@ extern "C" __global__ void clip_uint8(const uint8_t* in_p, uint8_t* out_p, long 
   clip<false, uint8_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), lo, hi, span, nullptr);
 }
 extern "C" __global__ void clip_uint8_checked(const uint8_t* in_p, uint8_t* out_p, long long out_n, uint8_t lo, uint8_t hi, long long span, long long in_n, hg_fault* hg_f) {
-  clip<true, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, hg_f);
+  hg_fault hg_own = {};
+  clip<true, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void clip_int32(const int32_t* in_p, int32_t* out_p, long long out_n, int32_t lo, int32_t hi, long long span) {
   clip<false, int32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), lo, hi, span, nullptr);
 }
 extern "C" __global__ void clip_int32_checked(const int32_t* in_p, int32_t* out_p, long long out_n, int32_t lo, int32_t hi, long long span, long long in_n, hg_fault* hg_f) {
-  clip<true, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, hg_f);
+  hg_fault hg_own = {};
+  clip<true, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void clip_uint32(const uint32_t* in_p, uint32_t* out_p, long long out_n, uint32_t lo, uint32_t hi, long long span) {
   clip<false, uint32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), lo, hi, span, nullptr);
 }
 extern "C" __global__ void clip_uint32_checked(const uint32_t* in_p, uint32_t* out_p, long long out_n, uint32_t lo, uint32_t hi, long long span, long long in_n, hg_fault* hg_f) {
-  clip<true, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, hg_f);
+  hg_fault hg_own = {};
+  clip<true, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void clip_int64(const int64_t* in_p, int64_t* out_p, long long out_n, int64_t lo, int64_t hi, long long span) {
   clip<false, int64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), lo, hi, span, nullptr);
 }
 extern "C" __global__ void clip_int64_checked(const int64_t* in_p, int64_t* out_p, long long out_n, int64_t lo, int64_t hi, long long span, long long in_n, hg_fault* hg_f) {
-  clip<true, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, hg_f);
+  hg_fault hg_own = {};
+  clip<true, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void clip_uint64(const uint64_t* in_p, uint64_t* out_p, long long out_n, uint64_t lo, uint64_t hi, long long span) {
   clip<false, uint64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), lo, hi, span, nullptr);
 }
 extern "C" __global__ void clip_uint64_checked(const uint64_t* in_p, uint64_t* out_p, long long out_n, uint64_t lo, uint64_t hi, long long span, long long in_n, hg_fault* hg_f) {
-  clip<true, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, hg_f);
+  hg_fault hg_own = {};
+  clip<true, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void clip_float32(const float* in_p, float* out_p, long long out_n, float lo, float hi, long long span) {
   clip<false, float>(hg_bare(in_p), hg_make_slice(out_p, out_n), lo, hi, span, nullptr);
 }
 extern "C" __global__ void clip_float32_checked(const float* in_p, float* out_p, long long out_n, float lo, float hi, long long span, long long in_n, hg_fault* hg_f) {
-  clip<true, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, hg_f);
+  hg_fault hg_own = {};
+  clip<true, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void clip_float64(const double* in_p, double* out_p, long long out_n, double lo, double hi, long long span) {
   clip<false, double>(hg_bare(in_p), hg_make_slice(out_p, out_n), lo, hi, span, nullptr);
 }
 extern "C" __global__ void clip_float64_checked(const double* in_p, double* out_p, long long out_n, double lo, double hi, long long span, long long in_n, hg_fault* hg_f) {
-  clip<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, hg_f);
+  hg_fault hg_own = {};
+  clip<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), lo, hi, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 166 "kernels.go"
@@ -1035,19 +1164,19 @@ template <bool Checked, class T, class U> HG_DEV void cast(hg_slice<const T> in,
           double f = (double)(v);
           {
             if (f != f) {
-              hg_ref<Checked>(out, i, hg_f, 174, 7) = (U)0LL;
+              hg_at<Checked>(out, i, hg_f, 174, 7) = (U)0LL;
             } else if (f < minF) {
-              hg_ref<Checked>(out, i, hg_f, 176, 7) = minV;
+              hg_at<Checked>(out, i, hg_f, 176, 7) = minV;
             } else if (f >= maxF) {
-              hg_ref<Checked>(out, i, hg_f, 178, 7) = maxV;
+              hg_at<Checked>(out, i, hg_f, 178, 7) = maxV;
             } else {
-              hg_ref<Checked>(out, i, hg_f, 180, 7) = (U)(v);
+              hg_at<Checked>(out, i, hg_f, 180, 7) = (U)(v);
             }
           }
 #line 182 "kernels.go"
           continue;
         }
-        hg_ref<Checked>(out, i, hg_f, 184, 7) = (U)(v);
+        hg_at<Checked>(out, i, hg_f, 184, 7) = (U)(v);
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
@@ -1057,19 +1186,19 @@ template <bool Checked, class T, class U> HG_DEV void cast(hg_slice<const T> in,
           double f = (double)(v);
           {
             if (f != f) {
-              hg_ref<Checked>(out, i, hg_f, 174, 7) = (U)0LL;
+              hg_at<Checked>(out, i, hg_f, 174, 7) = (U)0LL;
             } else if (f < minF) {
-              hg_ref<Checked>(out, i, hg_f, 176, 7) = minV;
+              hg_at<Checked>(out, i, hg_f, 176, 7) = minV;
             } else if (f >= maxF) {
-              hg_ref<Checked>(out, i, hg_f, 178, 7) = maxV;
+              hg_at<Checked>(out, i, hg_f, 178, 7) = maxV;
             } else {
-              hg_ref<Checked>(out, i, hg_f, 180, 7) = (U)(v);
+              hg_at<Checked>(out, i, hg_f, 180, 7) = (U)(v);
             }
           }
 #line 182 "kernels.go"
           continue;
         }
-        hg_ref<Checked>(out, i, hg_f, 184, 7) = (U)(v);
+        hg_at<Checked>(out, i, hg_f, 184, 7) = (U)(v);
       }
     }
   }
@@ -1079,343 +1208,441 @@ extern "C" __global__ void cast_uint8_uint8(const uint8_t* in_p, uint8_t* out_p,
   cast<false, uint8_t, uint8_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint8_uint8_checked(const uint8_t* in_p, uint8_t* out_p, long long out_n, bool sat, double minF, double maxF, uint8_t minV, uint8_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint8_t, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint8_t, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint8_int32(const uint8_t* in_p, int32_t* out_p, long long out_n, bool sat, double minF, double maxF, int32_t minV, int32_t maxV, long long span) {
   cast<false, uint8_t, int32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint8_int32_checked(const uint8_t* in_p, int32_t* out_p, long long out_n, bool sat, double minF, double maxF, int32_t minV, int32_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint8_t, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint8_t, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint8_uint32(const uint8_t* in_p, uint32_t* out_p, long long out_n, bool sat, double minF, double maxF, uint32_t minV, uint32_t maxV, long long span) {
   cast<false, uint8_t, uint32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint8_uint32_checked(const uint8_t* in_p, uint32_t* out_p, long long out_n, bool sat, double minF, double maxF, uint32_t minV, uint32_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint8_t, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint8_t, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint8_int64(const uint8_t* in_p, int64_t* out_p, long long out_n, bool sat, double minF, double maxF, int64_t minV, int64_t maxV, long long span) {
   cast<false, uint8_t, int64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint8_int64_checked(const uint8_t* in_p, int64_t* out_p, long long out_n, bool sat, double minF, double maxF, int64_t minV, int64_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint8_t, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint8_t, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint8_uint64(const uint8_t* in_p, uint64_t* out_p, long long out_n, bool sat, double minF, double maxF, uint64_t minV, uint64_t maxV, long long span) {
   cast<false, uint8_t, uint64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint8_uint64_checked(const uint8_t* in_p, uint64_t* out_p, long long out_n, bool sat, double minF, double maxF, uint64_t minV, uint64_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint8_t, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint8_t, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint8_float32(const uint8_t* in_p, float* out_p, long long out_n, bool sat, double minF, double maxF, float minV, float maxV, long long span) {
   cast<false, uint8_t, float>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint8_float32_checked(const uint8_t* in_p, float* out_p, long long out_n, bool sat, double minF, double maxF, float minV, float maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint8_t, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint8_t, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint8_float64(const uint8_t* in_p, double* out_p, long long out_n, bool sat, double minF, double maxF, double minV, double maxV, long long span) {
   cast<false, uint8_t, double>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint8_float64_checked(const uint8_t* in_p, double* out_p, long long out_n, bool sat, double minF, double maxF, double minV, double maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint8_t, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint8_t, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_int32_uint8(const int32_t* in_p, uint8_t* out_p, long long out_n, bool sat, double minF, double maxF, uint8_t minV, uint8_t maxV, long long span) {
   cast<false, int32_t, uint8_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_int32_uint8_checked(const int32_t* in_p, uint8_t* out_p, long long out_n, bool sat, double minF, double maxF, uint8_t minV, uint8_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, int32_t, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, int32_t, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_int32_int32(const int32_t* in_p, int32_t* out_p, long long out_n, bool sat, double minF, double maxF, int32_t minV, int32_t maxV, long long span) {
   cast<false, int32_t, int32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_int32_int32_checked(const int32_t* in_p, int32_t* out_p, long long out_n, bool sat, double minF, double maxF, int32_t minV, int32_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, int32_t, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, int32_t, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_int32_uint32(const int32_t* in_p, uint32_t* out_p, long long out_n, bool sat, double minF, double maxF, uint32_t minV, uint32_t maxV, long long span) {
   cast<false, int32_t, uint32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_int32_uint32_checked(const int32_t* in_p, uint32_t* out_p, long long out_n, bool sat, double minF, double maxF, uint32_t minV, uint32_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, int32_t, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, int32_t, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_int32_int64(const int32_t* in_p, int64_t* out_p, long long out_n, bool sat, double minF, double maxF, int64_t minV, int64_t maxV, long long span) {
   cast<false, int32_t, int64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_int32_int64_checked(const int32_t* in_p, int64_t* out_p, long long out_n, bool sat, double minF, double maxF, int64_t minV, int64_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, int32_t, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, int32_t, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_int32_uint64(const int32_t* in_p, uint64_t* out_p, long long out_n, bool sat, double minF, double maxF, uint64_t minV, uint64_t maxV, long long span) {
   cast<false, int32_t, uint64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_int32_uint64_checked(const int32_t* in_p, uint64_t* out_p, long long out_n, bool sat, double minF, double maxF, uint64_t minV, uint64_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, int32_t, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, int32_t, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_int32_float32(const int32_t* in_p, float* out_p, long long out_n, bool sat, double minF, double maxF, float minV, float maxV, long long span) {
   cast<false, int32_t, float>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_int32_float32_checked(const int32_t* in_p, float* out_p, long long out_n, bool sat, double minF, double maxF, float minV, float maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, int32_t, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, int32_t, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_int32_float64(const int32_t* in_p, double* out_p, long long out_n, bool sat, double minF, double maxF, double minV, double maxV, long long span) {
   cast<false, int32_t, double>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_int32_float64_checked(const int32_t* in_p, double* out_p, long long out_n, bool sat, double minF, double maxF, double minV, double maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, int32_t, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, int32_t, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint32_uint8(const uint32_t* in_p, uint8_t* out_p, long long out_n, bool sat, double minF, double maxF, uint8_t minV, uint8_t maxV, long long span) {
   cast<false, uint32_t, uint8_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint32_uint8_checked(const uint32_t* in_p, uint8_t* out_p, long long out_n, bool sat, double minF, double maxF, uint8_t minV, uint8_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint32_t, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint32_t, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint32_int32(const uint32_t* in_p, int32_t* out_p, long long out_n, bool sat, double minF, double maxF, int32_t minV, int32_t maxV, long long span) {
   cast<false, uint32_t, int32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint32_int32_checked(const uint32_t* in_p, int32_t* out_p, long long out_n, bool sat, double minF, double maxF, int32_t minV, int32_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint32_t, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint32_t, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint32_uint32(const uint32_t* in_p, uint32_t* out_p, long long out_n, bool sat, double minF, double maxF, uint32_t minV, uint32_t maxV, long long span) {
   cast<false, uint32_t, uint32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint32_uint32_checked(const uint32_t* in_p, uint32_t* out_p, long long out_n, bool sat, double minF, double maxF, uint32_t minV, uint32_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint32_t, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint32_t, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint32_int64(const uint32_t* in_p, int64_t* out_p, long long out_n, bool sat, double minF, double maxF, int64_t minV, int64_t maxV, long long span) {
   cast<false, uint32_t, int64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint32_int64_checked(const uint32_t* in_p, int64_t* out_p, long long out_n, bool sat, double minF, double maxF, int64_t minV, int64_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint32_t, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint32_t, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint32_uint64(const uint32_t* in_p, uint64_t* out_p, long long out_n, bool sat, double minF, double maxF, uint64_t minV, uint64_t maxV, long long span) {
   cast<false, uint32_t, uint64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint32_uint64_checked(const uint32_t* in_p, uint64_t* out_p, long long out_n, bool sat, double minF, double maxF, uint64_t minV, uint64_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint32_t, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint32_t, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint32_float32(const uint32_t* in_p, float* out_p, long long out_n, bool sat, double minF, double maxF, float minV, float maxV, long long span) {
   cast<false, uint32_t, float>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint32_float32_checked(const uint32_t* in_p, float* out_p, long long out_n, bool sat, double minF, double maxF, float minV, float maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint32_t, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint32_t, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint32_float64(const uint32_t* in_p, double* out_p, long long out_n, bool sat, double minF, double maxF, double minV, double maxV, long long span) {
   cast<false, uint32_t, double>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint32_float64_checked(const uint32_t* in_p, double* out_p, long long out_n, bool sat, double minF, double maxF, double minV, double maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint32_t, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint32_t, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_int64_uint8(const int64_t* in_p, uint8_t* out_p, long long out_n, bool sat, double minF, double maxF, uint8_t minV, uint8_t maxV, long long span) {
   cast<false, int64_t, uint8_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_int64_uint8_checked(const int64_t* in_p, uint8_t* out_p, long long out_n, bool sat, double minF, double maxF, uint8_t minV, uint8_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, int64_t, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, int64_t, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_int64_int32(const int64_t* in_p, int32_t* out_p, long long out_n, bool sat, double minF, double maxF, int32_t minV, int32_t maxV, long long span) {
   cast<false, int64_t, int32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_int64_int32_checked(const int64_t* in_p, int32_t* out_p, long long out_n, bool sat, double minF, double maxF, int32_t minV, int32_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, int64_t, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, int64_t, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_int64_uint32(const int64_t* in_p, uint32_t* out_p, long long out_n, bool sat, double minF, double maxF, uint32_t minV, uint32_t maxV, long long span) {
   cast<false, int64_t, uint32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_int64_uint32_checked(const int64_t* in_p, uint32_t* out_p, long long out_n, bool sat, double minF, double maxF, uint32_t minV, uint32_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, int64_t, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, int64_t, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_int64_int64(const int64_t* in_p, int64_t* out_p, long long out_n, bool sat, double minF, double maxF, int64_t minV, int64_t maxV, long long span) {
   cast<false, int64_t, int64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_int64_int64_checked(const int64_t* in_p, int64_t* out_p, long long out_n, bool sat, double minF, double maxF, int64_t minV, int64_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, int64_t, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, int64_t, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_int64_uint64(const int64_t* in_p, uint64_t* out_p, long long out_n, bool sat, double minF, double maxF, uint64_t minV, uint64_t maxV, long long span) {
   cast<false, int64_t, uint64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_int64_uint64_checked(const int64_t* in_p, uint64_t* out_p, long long out_n, bool sat, double minF, double maxF, uint64_t minV, uint64_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, int64_t, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, int64_t, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_int64_float32(const int64_t* in_p, float* out_p, long long out_n, bool sat, double minF, double maxF, float minV, float maxV, long long span) {
   cast<false, int64_t, float>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_int64_float32_checked(const int64_t* in_p, float* out_p, long long out_n, bool sat, double minF, double maxF, float minV, float maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, int64_t, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, int64_t, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_int64_float64(const int64_t* in_p, double* out_p, long long out_n, bool sat, double minF, double maxF, double minV, double maxV, long long span) {
   cast<false, int64_t, double>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_int64_float64_checked(const int64_t* in_p, double* out_p, long long out_n, bool sat, double minF, double maxF, double minV, double maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, int64_t, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, int64_t, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint64_uint8(const uint64_t* in_p, uint8_t* out_p, long long out_n, bool sat, double minF, double maxF, uint8_t minV, uint8_t maxV, long long span) {
   cast<false, uint64_t, uint8_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint64_uint8_checked(const uint64_t* in_p, uint8_t* out_p, long long out_n, bool sat, double minF, double maxF, uint8_t minV, uint8_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint64_t, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint64_t, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint64_int32(const uint64_t* in_p, int32_t* out_p, long long out_n, bool sat, double minF, double maxF, int32_t minV, int32_t maxV, long long span) {
   cast<false, uint64_t, int32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint64_int32_checked(const uint64_t* in_p, int32_t* out_p, long long out_n, bool sat, double minF, double maxF, int32_t minV, int32_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint64_t, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint64_t, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint64_uint32(const uint64_t* in_p, uint32_t* out_p, long long out_n, bool sat, double minF, double maxF, uint32_t minV, uint32_t maxV, long long span) {
   cast<false, uint64_t, uint32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint64_uint32_checked(const uint64_t* in_p, uint32_t* out_p, long long out_n, bool sat, double minF, double maxF, uint32_t minV, uint32_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint64_t, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint64_t, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint64_int64(const uint64_t* in_p, int64_t* out_p, long long out_n, bool sat, double minF, double maxF, int64_t minV, int64_t maxV, long long span) {
   cast<false, uint64_t, int64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint64_int64_checked(const uint64_t* in_p, int64_t* out_p, long long out_n, bool sat, double minF, double maxF, int64_t minV, int64_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint64_t, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint64_t, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint64_uint64(const uint64_t* in_p, uint64_t* out_p, long long out_n, bool sat, double minF, double maxF, uint64_t minV, uint64_t maxV, long long span) {
   cast<false, uint64_t, uint64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint64_uint64_checked(const uint64_t* in_p, uint64_t* out_p, long long out_n, bool sat, double minF, double maxF, uint64_t minV, uint64_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint64_t, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint64_t, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint64_float32(const uint64_t* in_p, float* out_p, long long out_n, bool sat, double minF, double maxF, float minV, float maxV, long long span) {
   cast<false, uint64_t, float>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint64_float32_checked(const uint64_t* in_p, float* out_p, long long out_n, bool sat, double minF, double maxF, float minV, float maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint64_t, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint64_t, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_uint64_float64(const uint64_t* in_p, double* out_p, long long out_n, bool sat, double minF, double maxF, double minV, double maxV, long long span) {
   cast<false, uint64_t, double>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_uint64_float64_checked(const uint64_t* in_p, double* out_p, long long out_n, bool sat, double minF, double maxF, double minV, double maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, uint64_t, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, uint64_t, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_float32_uint8(const float* in_p, uint8_t* out_p, long long out_n, bool sat, double minF, double maxF, uint8_t minV, uint8_t maxV, long long span) {
   cast<false, float, uint8_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_float32_uint8_checked(const float* in_p, uint8_t* out_p, long long out_n, bool sat, double minF, double maxF, uint8_t minV, uint8_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, float, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, float, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_float32_int32(const float* in_p, int32_t* out_p, long long out_n, bool sat, double minF, double maxF, int32_t minV, int32_t maxV, long long span) {
   cast<false, float, int32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_float32_int32_checked(const float* in_p, int32_t* out_p, long long out_n, bool sat, double minF, double maxF, int32_t minV, int32_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, float, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, float, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_float32_uint32(const float* in_p, uint32_t* out_p, long long out_n, bool sat, double minF, double maxF, uint32_t minV, uint32_t maxV, long long span) {
   cast<false, float, uint32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_float32_uint32_checked(const float* in_p, uint32_t* out_p, long long out_n, bool sat, double minF, double maxF, uint32_t minV, uint32_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, float, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, float, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_float32_int64(const float* in_p, int64_t* out_p, long long out_n, bool sat, double minF, double maxF, int64_t minV, int64_t maxV, long long span) {
   cast<false, float, int64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_float32_int64_checked(const float* in_p, int64_t* out_p, long long out_n, bool sat, double minF, double maxF, int64_t minV, int64_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, float, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, float, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_float32_uint64(const float* in_p, uint64_t* out_p, long long out_n, bool sat, double minF, double maxF, uint64_t minV, uint64_t maxV, long long span) {
   cast<false, float, uint64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_float32_uint64_checked(const float* in_p, uint64_t* out_p, long long out_n, bool sat, double minF, double maxF, uint64_t minV, uint64_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, float, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, float, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_float32_float32(const float* in_p, float* out_p, long long out_n, bool sat, double minF, double maxF, float minV, float maxV, long long span) {
   cast<false, float, float>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_float32_float32_checked(const float* in_p, float* out_p, long long out_n, bool sat, double minF, double maxF, float minV, float maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, float, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, float, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_float32_float64(const float* in_p, double* out_p, long long out_n, bool sat, double minF, double maxF, double minV, double maxV, long long span) {
   cast<false, float, double>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_float32_float64_checked(const float* in_p, double* out_p, long long out_n, bool sat, double minF, double maxF, double minV, double maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, float, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, float, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_float64_uint8(const double* in_p, uint8_t* out_p, long long out_n, bool sat, double minF, double maxF, uint8_t minV, uint8_t maxV, long long span) {
   cast<false, double, uint8_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_float64_uint8_checked(const double* in_p, uint8_t* out_p, long long out_n, bool sat, double minF, double maxF, uint8_t minV, uint8_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, double, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, double, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_float64_int32(const double* in_p, int32_t* out_p, long long out_n, bool sat, double minF, double maxF, int32_t minV, int32_t maxV, long long span) {
   cast<false, double, int32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_float64_int32_checked(const double* in_p, int32_t* out_p, long long out_n, bool sat, double minF, double maxF, int32_t minV, int32_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, double, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, double, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_float64_uint32(const double* in_p, uint32_t* out_p, long long out_n, bool sat, double minF, double maxF, uint32_t minV, uint32_t maxV, long long span) {
   cast<false, double, uint32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_float64_uint32_checked(const double* in_p, uint32_t* out_p, long long out_n, bool sat, double minF, double maxF, uint32_t minV, uint32_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, double, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, double, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_float64_int64(const double* in_p, int64_t* out_p, long long out_n, bool sat, double minF, double maxF, int64_t minV, int64_t maxV, long long span) {
   cast<false, double, int64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_float64_int64_checked(const double* in_p, int64_t* out_p, long long out_n, bool sat, double minF, double maxF, int64_t minV, int64_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, double, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, double, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_float64_uint64(const double* in_p, uint64_t* out_p, long long out_n, bool sat, double minF, double maxF, uint64_t minV, uint64_t maxV, long long span) {
   cast<false, double, uint64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_float64_uint64_checked(const double* in_p, uint64_t* out_p, long long out_n, bool sat, double minF, double maxF, uint64_t minV, uint64_t maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, double, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, double, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_float64_float32(const double* in_p, float* out_p, long long out_n, bool sat, double minF, double maxF, float minV, float maxV, long long span) {
   cast<false, double, float>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_float64_float32_checked(const double* in_p, float* out_p, long long out_n, bool sat, double minF, double maxF, float minV, float maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, double, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, double, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void cast_float64_float64(const double* in_p, double* out_p, long long out_n, bool sat, double minF, double maxF, double minV, double maxV, long long span) {
   cast<false, double, double>(hg_bare(in_p), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, nullptr);
 }
 extern "C" __global__ void cast_float64_float64_checked(const double* in_p, double* out_p, long long out_n, bool sat, double minF, double maxF, double minV, double maxV, long long span, long long in_n, hg_fault* hg_f) {
-  cast<true, double, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, hg_f);
+  hg_fault hg_own = {};
+  cast<true, double, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), sat, minF, maxF, minV, maxV, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 193 "kernels.go"
@@ -1439,7 +1666,7 @@ template <bool Checked, class T> HG_DEV void nonzero(hg_slice<const T> in, hg_sl
         if (hg_ld<Checked>(in, i, hg_f, 197, 7) != (T)0LL) {
           r = 1LL;
         }
-        hg_ref<Checked>(out, i, hg_f, 200, 7) = r;
+        hg_at<Checked>(out, i, hg_f, 200, 7) = r;
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
@@ -1448,7 +1675,7 @@ template <bool Checked, class T> HG_DEV void nonzero(hg_slice<const T> in, hg_sl
         if (hg_ld<Checked>(in, i, hg_f, 197, 7) != (T)0LL) {
           r = 1LL;
         }
-        hg_ref<Checked>(out, i, hg_f, 200, 7) = r;
+        hg_at<Checked>(out, i, hg_f, 200, 7) = r;
       }
     }
   }
@@ -1458,48 +1685,62 @@ extern "C" __global__ void nonzero_uint8(const uint8_t* in_p, int64_t* out_p, lo
   nonzero<false, uint8_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), span, nullptr);
 }
 extern "C" __global__ void nonzero_uint8_checked(const uint8_t* in_p, int64_t* out_p, long long out_n, long long span, long long in_n, hg_fault* hg_f) {
-  nonzero<true, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  nonzero<true, uint8_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void nonzero_int32(const int32_t* in_p, int64_t* out_p, long long out_n, long long span) {
   nonzero<false, int32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), span, nullptr);
 }
 extern "C" __global__ void nonzero_int32_checked(const int32_t* in_p, int64_t* out_p, long long out_n, long long span, long long in_n, hg_fault* hg_f) {
-  nonzero<true, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  nonzero<true, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void nonzero_uint32(const uint32_t* in_p, int64_t* out_p, long long out_n, long long span) {
   nonzero<false, uint32_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), span, nullptr);
 }
 extern "C" __global__ void nonzero_uint32_checked(const uint32_t* in_p, int64_t* out_p, long long out_n, long long span, long long in_n, hg_fault* hg_f) {
-  nonzero<true, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  nonzero<true, uint32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void nonzero_int64(const int64_t* in_p, int64_t* out_p, long long out_n, long long span) {
   nonzero<false, int64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), span, nullptr);
 }
 extern "C" __global__ void nonzero_int64_checked(const int64_t* in_p, int64_t* out_p, long long out_n, long long span, long long in_n, hg_fault* hg_f) {
-  nonzero<true, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  nonzero<true, int64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void nonzero_uint64(const uint64_t* in_p, int64_t* out_p, long long out_n, long long span) {
   nonzero<false, uint64_t>(hg_bare(in_p), hg_make_slice(out_p, out_n), span, nullptr);
 }
 extern "C" __global__ void nonzero_uint64_checked(const uint64_t* in_p, int64_t* out_p, long long out_n, long long span, long long in_n, hg_fault* hg_f) {
-  nonzero<true, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  nonzero<true, uint64_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void nonzero_float32(const float* in_p, int64_t* out_p, long long out_n, long long span) {
   nonzero<false, float>(hg_bare(in_p), hg_make_slice(out_p, out_n), span, nullptr);
 }
 extern "C" __global__ void nonzero_float32_checked(const float* in_p, int64_t* out_p, long long out_n, long long span, long long in_n, hg_fault* hg_f) {
-  nonzero<true, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  nonzero<true, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void nonzero_float64(const double* in_p, int64_t* out_p, long long out_n, long long span) {
   nonzero<false, double>(hg_bare(in_p), hg_make_slice(out_p, out_n), span, nullptr);
 }
 extern "C" __global__ void nonzero_float64_checked(const double* in_p, int64_t* out_p, long long out_n, long long span, long long in_n, hg_fault* hg_f) {
-  nonzero<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, hg_f);
+  hg_fault hg_own = {};
+  nonzero<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 

@@ -154,19 +154,47 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// HG_UNLIKELY marks a check's failure: the compiler lays the fault path
+// out of line, so the checked loop stays one straight block.
+#define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -227,7 +255,7 @@ template <class T> HG_DEV T hg_neg(T a) { typedef typename hg_traits<T>::wide W;
 template <class S> HG_DEV bool hg_negative(S s) { return hg_traits<S>::is_signed && s < (S)0; }
 
 template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -236,7 +264,7 @@ template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsig
   return (T)((W)x << s);
 }
 template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -248,7 +276,7 @@ template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsig
 // MinInt and MinInt % -1 is 0, as in Go. Floats divide natively.
 template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line, unsigned file) {
   if (!hg_traits<T>::is_int) return a / b;
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -256,7 +284,7 @@ template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line,
   return (T)(a / b);
 }
 template <bool C, class T> HG_DEV T hg_rem(T a, T b, hg_fault* f, unsigned line, unsigned file) {
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -313,51 +341,98 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
+// An array's checked read loads a.v[0] where i fails (N > 0): the load
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return {};
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
+  T v = a.v[bad ? 0 : i];
+  return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
 // a's first element, in a's address space, where hg_ref gives the global
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return a.v[0];
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
+}
+
+// hg_place is a checked place s[i], a[i] or a[i][j], written by an
+// assignment (operator=: the value first, then the place, as C++17 orders
+// E1 = E2). ok false: the index failed, the fault is recorded, and the
+// write is dropped; p then points at the base, in its address space, and
+// is never written. Unchecked, ok is the constant true and the place is a
+// plain pointer.
+template <class T> struct hg_place {
+  T* p;
+  bool ok;
+  template <class V> __device__ const hg_place& operator=(const V& v) const {
+    if (ok) *p = v;
+    return *this;
+  }
+  // The value at the place, zero where the index failed (a compound
+  // assignment's read).
+  __device__ T get() const {
+    if (HG_UNLIKELY(!ok)) return {};
+    return *p;
+  }
+};
+template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
+}
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
+}
+// a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
+// there) records nothing more.
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
+}
+// hg_ptr is &place for an atomic: a failed place gives the global scratch
+// cell, hg_ptr_shared a shared one, so a shared array's atomics stay
+// shared atomics (atom.shared) and a failed one touches nothing in bounds.
+template <class T> HG_DEV T* hg_ptr(hg_place<T> a) {
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  return a.ok ? a.p : (T*)hg_scratch;
+}
+template <class T> HG_DEV T* hg_ptr_shared(hg_place<T> a) {
+  __shared__ T hg_sink;
+  return a.ok ? a.p : &hg_sink;
 }
 
 // s[lo:hi] (hi < 0: omitted). A bad bound records a fault (checked) and
 // gives an empty slice.
 template <bool C, class T> HG_DEV hg_slice<T> hg_sub(hg_slice<T> s, long long lo, long long hi, hg_fault* f, unsigned line, unsigned file) {
   if (hi < 0) hi = s.n;
-  if (C && ((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
+  if (C && HG_UNLIKELY((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
     hg_fail(f, 3, line, file, (unsigned long long)hi > (unsigned long long)s.c ? hi : lo, s.c);
     return {s.p, 0, 0};
   }
@@ -717,7 +792,7 @@ template <class T, int N> struct __attribute__((aligned(sizeof(T) * N))) hg_vec 
 template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, N> hg_ldv(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
   typedef typename hg_unconst<T>::type U;
   hg_array<U, N> a;
-  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return {};
   }
@@ -726,7 +801,7 @@ template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, 
   return a;
 }
 template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i, hg_array<T, N> a, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return;
   }
@@ -846,7 +921,7 @@ template <bool Checked, class T> HG_DEV T blockReduce(T v, T id, int32_t op, hg_
   long long w = hg_t3;
 #line 107 "kernels.go"
   if (lane == 0LL) {
-    hg_ref<Checked>((*warps), w, hg_f, 108, 3) = v;
+    hg_at<Checked>((*warps), w, hg_f, 108, 3) = v;
   }
   hg_sync_threads();
   if (w == 0LL) {
@@ -865,7 +940,7 @@ template <bool Checked, class T> HG_DEV T blockReduce(T v, T id, int32_t op, hg_
 template <bool Checked, class T> HG_DEV void reduceOut(T acc, hg_slice<T> out, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f) {
   T v = blockReduce<Checked, T>(acc, id, op, warps, hg_f);
   if ((long long)hg_tid_x() == 0LL) {
-    hg_ref<Checked>(out, (long long)hg_bid_x(), hg_f, 109, 8) = v;
+    hg_at<Checked>(out, (long long)hg_bid_x(), hg_f, 109, 8) = v;
   }
 }
 
@@ -1030,7 +1105,9 @@ template <bool Checked, class T> HG_DEV bool beats(T v, int64_t vi, T x, bool is
 
 #line 164 "kernels_reduce.go"
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argPick(T v, int64_t vi, hg_array<T, 4> a, int64_t ai, int64_t step, bool isMax, hg_fault* hg_f) {
+  #pragma unroll
   for (long long k = 0LL; k < 4LL; k = hg_add(k, 1LL)) {
+#line 166 "kernels_reduce.go"
     if (beats<Checked, T>(v, vi, hg_ld<Checked>(a, k, hg_f, 166, 8), isMax, hg_f)) {
       T hg_t2 = hg_ld<Checked>(a, k, hg_f, 167, 8);
       int64_t hg_t3 = hg_add(ai, hg_mul((int64_t)(k), step));
@@ -1156,8 +1233,8 @@ template <bool Checked, class T> HG_DEV void argReduceOut(T v, int64_t vi, hg_sl
       if (lane == 0LL) {
         T hg_t8 = v;
         int64_t hg_t9 = vi;
-        hg_ref<Checked>((*warpsV), w, hg_f, 300, 8) = hg_t8;
-        hg_ref<Checked>((*warpsI), w, hg_f, 300, 8) = hg_t9;
+        hg_at<Checked>((*warpsV), w, hg_f, 300, 8) = hg_t8;
+        hg_at<Checked>((*warpsI), w, hg_f, 300, 8) = hg_t9;
       }
 #line 302 "kernels_reduce.go"
       hg_sync_threads();
@@ -1190,8 +1267,8 @@ template <bool Checked, class T> HG_DEV void argReduceOut(T v, int64_t vi, hg_sl
   if ((long long)hg_tid_x() == 0LL) {
     T hg_t17 = v;
     int64_t hg_t18 = vi;
-    hg_ref<Checked>(outV, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t17;
-    hg_ref<Checked>(outI, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t18;
+    hg_at<Checked>(outV, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t17;
+    hg_at<Checked>(outI, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t18;
   }
 }
 
@@ -1240,7 +1317,9 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulate4(hg_
 #line 195 "kernels_reduce.go"
       continue;
     }
+    #pragma unroll
     for (long long k = 0LL; k < 4LL; k = hg_add(k, 1LL)) {
+#line 198 "kernels_reduce.go"
       {
 #line 198 "kernels_reduce.go"
         int64_t xi = hg_ld<Checked>(inI, hg_add(i, hg_mul(k, bd)), hg_f, 198, 8);
@@ -1324,7 +1403,7 @@ template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_sl
 #line 136 "kernels.go"
   acc = blockReduce<Checked, T>(acc, (T)0LL, 0, warps, hg_f);
   if ((long long)hg_tid_x() == 0LL) {
-    hg_ref<Checked>(sums, (long long)hg_bid_x(), hg_f, 138, 3) = acc;
+    hg_at<Checked>(sums, (long long)hg_bid_x(), hg_f, 138, 3) = acc;
   }
 }
 
@@ -1352,7 +1431,7 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<
     e = (T)0LL;
   }
   if (lane == hg_sub(ws, 1LL)) {
-    hg_ref<Checked>((*warps), w, hg_f, 159, 3) = x;
+    hg_at<Checked>((*warps), w, hg_f, 159, 3) = x;
   }
   hg_sync_threads();
   if (w == 0LL) {
@@ -1367,7 +1446,7 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<
       }
     }
     if (lane < nw) {
-      hg_ref<Checked>((*warps), lane, hg_f, 174, 3) = s;
+      hg_at<Checked>((*warps), lane, hg_f, 174, 3) = s;
     }
   }
   hg_sync_threads();
@@ -1405,7 +1484,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
           long long i = hg_i6;
           T x = hg_s7.p[hg_i6];
 #line 202 "kernels.go"
-          hg_ref<Checked>(dst, i, hg_f, 202, 3) = carry;
+          hg_at<Checked>(dst, i, hg_f, 202, 3) = carry;
           carry = hg_add(carry, x);
         }
       }
@@ -1418,7 +1497,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
           T x = hg_s10.p[hg_i9];
 #line 207 "kernels.go"
           carry = hg_add(carry, x);
-          hg_ref<Checked>(dst, i, hg_f, 208, 3) = carry;
+          hg_at<Checked>(dst, i, hg_f, 208, 3) = carry;
         }
       }
     }
@@ -1443,7 +1522,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
         }
       }
 #line 225 "kernels.go"
-      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 3) = x;
+      hg_at<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 3) = x;
     }
     hg_sync_threads();
     T sum = {};
@@ -1458,11 +1537,11 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
     for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
       T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 235, 3);
       if (exclusive) {
-        hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 237, 3) = run;
+        hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 237, 3) = run;
         run = hg_add(run, x);
       } else {
         run = hg_add(run, x);
-        hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 241, 3) = run;
+        hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 241, 3) = run;
       }
     }
     hg_sync_threads();
@@ -1472,7 +1551,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
         long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 246 "kernels.go"
         if (i < n) {
-          hg_ref<Checked>(out, i, hg_f, 247, 3) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 247, 3);
+          hg_at<Checked>(out, i, hg_f, 247, 3) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 247, 3);
         }
       }
     }
@@ -1485,7 +1564,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
 #line 24 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
   long long nt = hg_sub(flags.n, 1LL);
-  long long b = hg_ordered_block_id(&hg_ref<Checked>(flags, nt, hg_f, 26, 6));
+  long long b = hg_ordered_block_id(hg_ptr(hg_at<Checked>(flags, nt, hg_f, 26, 6)));
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
@@ -1505,7 +1584,7 @@ template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, 
       }
     }
 #line 36 "kernels_lookback.go"
-    hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 36, 6) = x;
+    hg_at<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 36, 6) = x;
   }
   hg_sync_threads();
   T sum = {};
@@ -1519,17 +1598,17 @@ template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, 
   if (tid == 0LL) {
     T excl = {};
     if (b == 0LL) {
-      hg_ref<Checked>(incl, 0LL, hg_f, 47, 6) = total;
+      hg_at<Checked>(incl, 0LL, hg_f, 47, 6) = total;
       hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, 0LL, hg_f, 49, 6), 2U);
+      hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(flags, 0LL, hg_f, 49, 6)), 2U);
     } else {
-      hg_ref<Checked>(agg, b, hg_f, 51, 6) = total;
+      hg_at<Checked>(agg, b, hg_f, 51, 6) = total;
       hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 53, 6), 1U);
+      hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(flags, b, hg_f, 53, 6)), 1U);
       long long j = hg_sub(b, 1LL);
       bool done = false;
       while (!done) {
-        uint32_t f = hg_atomic_load<1, 1>(&hg_ref<Checked>(flags, j, hg_f, 57, 6));
+        uint32_t f = hg_atomic_load<1, 1>(hg_ptr(hg_at<Checked>(flags, j, hg_f, 57, 6)));
         if (f == 2U) {
           excl = hg_add(hg_ld<Checked>(incl, j, hg_f, 59, 6), excl);
           done = true;
@@ -1538,22 +1617,22 @@ template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, 
           j = hg_sub(j, 1LL);
         }
       }
-      hg_ref<Checked>(incl, b, hg_f, 66, 6) = hg_add(excl, total);
+      hg_at<Checked>(incl, b, hg_f, 66, 6) = hg_add(excl, total);
       hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 68, 6), 2U);
+      hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(flags, b, hg_f, 68, 6)), 2U);
     }
-    (*bcast)[0LL] = excl;
+    hg_at<Checked>((*bcast), 0LL, hg_f, 70, 6) = excl;
   }
   hg_sync_threads();
   T run = hg_add((*bcast)[0LL], pre);
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
     T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 75, 6);
     if (exclusive) {
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 77, 6) = run;
+      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 77, 6) = run;
       run = hg_add(run, x);
     } else {
       run = hg_add(run, x);
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 81, 6) = run;
+      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 81, 6) = run;
     }
   }
   hg_sync_threads();
@@ -1563,7 +1642,7 @@ template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, 
       long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 86 "kernels_lookback.go"
       if (i < n) {
-        hg_ref<Checked>(out, i, hg_f, 87, 6) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 87, 6);
+        hg_at<Checked>(out, i, hg_f, 87, 6) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 87, 6);
       }
     }
   }
@@ -1628,7 +1707,7 @@ template <bool Checked, class T> HG_DEV void unaryVec4(hg_slice<const T> in, hg_
     long long g = hg_global_x();
 #line 420 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(4LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8), op, a, hg_f);
+      hg_at<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8), op, a, hg_f);
     }
   }
 }
@@ -1640,7 +1719,7 @@ template <bool Checked, class T> HG_DEV void unary(hg_slice<const T> in, hg_slic
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     long long hi = hg_min(hg_add(lo, span), n);
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      hg_ref<Checked>(out, i, hg_f, 390, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 390, 8), op, a, hg_f);
+      hg_at<Checked>(out, i, hg_f, 390, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 390, 8), op, a, hg_f);
     }
     return;
   }
@@ -1663,14 +1742,14 @@ template <bool Checked, class T> HG_DEV void unary(hg_slice<const T> in, hg_slic
     T hg_t9 = unaryOf<Checked, T>(x1, op, a, hg_f);
     T hg_t10 = unaryOf<Checked, T>(x2, op, a, hg_f);
     T hg_t11 = unaryOf<Checked, T>(x3, op, a, hg_f);
-    hg_ref<Checked>(out, i, hg_f, 397, 8) = hg_t8;
-    hg_ref<Checked>(out, hg_add(i, bd), hg_f, 397, 8) = hg_t9;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 397, 8) = hg_t10;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 397, 8) = hg_t11;
+    hg_at<Checked>(out, i, hg_f, 397, 8) = hg_t8;
+    hg_at<Checked>(out, hg_add(i, bd), hg_f, 397, 8) = hg_t9;
+    hg_at<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 397, 8) = hg_t10;
+    hg_at<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 397, 8) = hg_t11;
   }
 #line 399 "kernels_reduce.go"
   for (; i < n; i = hg_add(i, bd)) {
-    hg_ref<Checked>(out, i, hg_f, 400, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 400, 8), op, a, hg_f);
+    hg_at<Checked>(out, i, hg_f, 400, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 400, 8), op, a, hg_f);
   }
 }
 
@@ -1741,7 +1820,7 @@ template <bool Checked, class T> HG_DEV void binaryVec4(hg_slice<const T> x, hg_
     long long g = hg_global_x();
 #line 485 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(4LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), hg_ld<Checked>(y, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), op, hg_f);
+      hg_at<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), hg_ld<Checked>(y, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), op, hg_f);
     }
   }
 }
@@ -1753,7 +1832,7 @@ template <bool Checked, class T> HG_DEV void binary(hg_slice<const T> x, hg_slic
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     long long hi = hg_min(hg_add(lo, span), n);
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      hg_ref<Checked>(out, i, hg_f, 453, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 453, 8), hg_ld<Checked>(y, i, hg_f, 453, 8), op, hg_f);
+      hg_at<Checked>(out, i, hg_f, 453, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 453, 8), hg_ld<Checked>(y, i, hg_f, 453, 8), op, hg_f);
     }
     return;
   }
@@ -1785,14 +1864,14 @@ template <bool Checked, class T> HG_DEV void binary(hg_slice<const T> x, hg_slic
     T hg_t13 = binaryOf<Checked, T>(x1, y1, op, hg_f);
     T hg_t14 = binaryOf<Checked, T>(x2, y2, op, hg_f);
     T hg_t15 = binaryOf<Checked, T>(x3, y3, op, hg_f);
-    hg_ref<Checked>(out, i, hg_f, 461, 8) = hg_t12;
-    hg_ref<Checked>(out, hg_add(i, bd), hg_f, 461, 8) = hg_t13;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 461, 8) = hg_t14;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 461, 8) = hg_t15;
+    hg_at<Checked>(out, i, hg_f, 461, 8) = hg_t12;
+    hg_at<Checked>(out, hg_add(i, bd), hg_f, 461, 8) = hg_t13;
+    hg_at<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 461, 8) = hg_t14;
+    hg_at<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 461, 8) = hg_t15;
   }
 #line 463 "kernels_reduce.go"
   for (; i < n; i = hg_add(i, bd)) {
-    hg_ref<Checked>(out, i, hg_f, 464, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 464, 8), hg_ld<Checked>(y, i, hg_f, 464, 8), op, hg_f);
+    hg_at<Checked>(out, i, hg_f, 464, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 464, 8), hg_ld<Checked>(y, i, hg_f, 464, 8), op, hg_f);
   }
 }
 
@@ -1851,7 +1930,7 @@ template <bool Checked, class T> HG_DEV void segReduce(hg_slice<const T> in, hg_
     for (long long g = lo; g < hi; g = hg_add(g, 1LL)) {
       long long b = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, g, hg_f, 19, 9), 0LL), (int64_t)(n)));
       long long e = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, hg_add(g, 1LL), hg_f, 20, 9), (int64_t)(b)), (int64_t)(n)));
-      hg_ref<Checked>(out, g, hg_f, 21, 9) = fold<Checked, T>(hg_sub<Checked>(in, b, e, hg_f, 21, 9), id, op, hg_f);
+      hg_at<Checked>(out, g, hg_f, 21, 9) = fold<Checked, T>(hg_sub<Checked>(in, b, e, hg_f, 21, 9), id, op, hg_f);
     }
     return;
   }
@@ -1881,7 +1960,7 @@ template <bool Checked, class T> HG_DEV void segReduce(hg_slice<const T> in, hg_
 #line 32 "kernels_segment.go"
     acc = blockReduce<Checked, T>(acc, id, op, warps, hg_f);
     if (tid == 0LL) {
-      hg_ref<Checked>(out, g, hg_f, 34, 9) = acc;
+      hg_at<Checked>(out, g, hg_f, 34, 9) = acc;
     }
     hg_sync_threads();
   }
@@ -1948,7 +2027,7 @@ template <bool Checked, class T> HG_DEV void selectCount(hg_slice<const T> in, h
 #line 55 "kernels_select.go"
   c = blockReduce<Checked, int64_t>(c, 0LL, 0, warps, hg_f);
   if (tid == 0LL) {
-    hg_ref<Checked>(counts, (long long)hg_bid_x(), hg_f, 57, 10) = c;
+    hg_at<Checked>(counts, (long long)hg_bid_x(), hg_f, 57, 10) = c;
   }
 }
 
@@ -2007,7 +2086,7 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
     total = blockReduce<Checked, int64_t>(c, 0LL, 0, warps, hg_f);
     if (bd > 1LL) {
       if (tid == 0LL) {
-        (*warps)[0LL] = total;
+        hg_at<Checked>((*warps), 0LL, hg_f, 84, 10) = total;
       }
       hg_sync_threads();
       total = (*warps)[0LL];
@@ -2017,21 +2096,21 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
     total = hg_add(hg_ld<Checked>(offs, hg_sub(nb, 1LL), hg_f, 91, 10), hg_ld<Checked>(counts, hg_sub(nb, 1LL), hg_f, 91, 10));
   }
   if ((b == 0LL) && (tid == 0LL)) {
-    hg_ref<Checked>(num, 0LL, hg_f, 94, 10) = total;
+    hg_at<Checked>(num, 0LL, hg_f, 94, 10) = total;
   }
   if (bd == 1LL) {
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
       if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
         if (vals) {
-          hg_ref<Checked>(out, base, hg_f, 100, 10) = hg_ld<Checked>(in, i, hg_f, 100, 10);
+          hg_at<Checked>(out, base, hg_f, 100, 10) = hg_ld<Checked>(in, i, hg_f, 100, 10);
         }
         if (idx) {
-          hg_ref<Checked>(outIdx, base, hg_f, 103, 10) = (int64_t)(i);
+          hg_at<Checked>(outIdx, base, hg_f, 103, 10) = (int64_t)(i);
         }
         base = hg_add(base, 1LL);
       } else if (partition) {
         int64_t p = hg_sub(hg_add(total, (int64_t)(i)), base);
-        hg_ref<Checked>(out, p, hg_f, 108, 10) = hg_ld<Checked>(in, i, hg_f, 108, 10);
+        hg_at<Checked>(out, p, hg_f, 108, 10) = hg_ld<Checked>(in, i, hg_f, 108, 10);
       }
     }
     return;
@@ -2052,7 +2131,7 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
     bool f = (i < hi) && chosen<Checked, T>(in, flags, i, pred, a, hg_f);
     uint64_t m = hg_ballot(f);
     if (lane == 0LL) {
-      hg_ref<Checked>((*wc), w, hg_f, 121, 10) = (int32_t)(popc<Checked>(m, hg_f));
+      hg_at<Checked>((*wc), w, hg_f, 121, 10) = (int32_t)(popc<Checked>(m, hg_f));
     }
     hg_sync_threads();
     int64_t hg_t18 = (int64_t)(popc<Checked>(m & lt, hg_f));
@@ -2072,13 +2151,13 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
       int64_t p = hg_add(base, pre);
       if (f) {
         if (vals) {
-          hg_ref<Checked>(out, p, hg_f, 137, 10) = hg_ld<Checked>(in, i, hg_f, 137, 10);
+          hg_at<Checked>(out, p, hg_f, 137, 10) = hg_ld<Checked>(in, i, hg_f, 137, 10);
         }
         if (idx) {
-          hg_ref<Checked>(outIdx, p, hg_f, 140, 10) = (int64_t)(i);
+          hg_at<Checked>(outIdx, p, hg_f, 140, 10) = (int64_t)(i);
         }
       } else if (partition) {
-        hg_ref<Checked>(out, hg_sub(hg_add(total, (int64_t)(i)), p), hg_f, 143, 10) = hg_ld<Checked>(in, i, hg_f, 143, 10);
+        hg_at<Checked>(out, hg_sub(hg_add(total, (int64_t)(i)), p), hg_f, 143, 10) = hg_ld<Checked>(in, i, hg_f, 143, 10);
       }
     }
     base = hg_add(base, all);
@@ -2136,8 +2215,8 @@ template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockS
   if (lane == hg_sub(ws, 1LL)) {
     int32_t hg_t10 = xf;
     T hg_t11 = xv;
-    hg_ref<Checked>((*warpsF), w, hg_f, 108, 9) = hg_t10;
-    hg_ref<Checked>((*warpsV), w, hg_f, 108, 9) = hg_t11;
+    hg_at<Checked>((*warpsF), w, hg_f, 108, 9) = hg_t10;
+    hg_at<Checked>((*warpsV), w, hg_f, 108, 9) = hg_t11;
   }
 #line 110 "kernels_segment.go"
   hg_sync_threads();
@@ -2158,8 +2237,8 @@ template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockS
     if (lane < nw) {
       int32_t hg_t15 = sf;
       T hg_t16 = sv;
-      hg_ref<Checked>((*warpsF), lane, hg_f, 119, 9) = hg_t15;
-      hg_ref<Checked>((*warpsV), lane, hg_f, 119, 9) = hg_t16;
+      hg_at<Checked>((*warpsF), lane, hg_f, 119, 9) = hg_t15;
+      hg_at<Checked>((*warpsV), lane, hg_f, 119, 9) = hg_t16;
     }
   }
 #line 122 "kernels_segment.go"
@@ -2203,18 +2282,18 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
         continue;
       }
       if (exclusive) {
-        hg_ref<Checked>(out, i, hg_f, 165, 9) = carry;
+        hg_at<Checked>(out, i, hg_f, 165, 9) = carry;
         carry = hg_add(carry, x);
       } else {
         carry = hg_add(carry, x);
-        hg_ref<Checked>(out, i, hg_f, 169, 9) = carry;
+        hg_at<Checked>(out, i, hg_f, 169, 9) = carry;
       }
     }
     if (mode == 1) {
       T hg_t5 = carry;
       uint8_t hg_t6 = (uint8_t)(cf);
-      hg_ref<Checked>(sums, b, hg_f, 173, 9) = hg_t5;
-      hg_ref<Checked>(sumHeads, b, hg_f, 173, 9) = hg_t6;
+      hg_at<Checked>(sums, b, hg_f, 173, 9) = hg_t5;
+      hg_at<Checked>(sumHeads, b, hg_f, 173, 9) = hg_t6;
     }
 #line 175 "kernels_segment.go"
     return;
@@ -2243,8 +2322,8 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
 #line 190 "kernels_segment.go"
       T hg_t11 = x;
       uint8_t hg_t12 = h;
-      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t11;
-      hg_ref<Checked>((*shf), hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t12;
+      hg_at<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t11;
+      hg_at<Checked>((*shf), hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t12;
     }
 #line 192 "kernels_segment.go"
     hg_sync_threads();
@@ -2279,11 +2358,11 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
           run = (T)0LL;
         }
         if (exclusive) {
-          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 215, 9) = run;
+          hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 215, 9) = run;
           run = hg_add(run, x);
         } else {
           run = hg_add(run, x);
-          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 219, 9) = run;
+          hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 219, 9) = run;
         }
       }
       hg_sync_threads();
@@ -2293,7 +2372,7 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
           long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 224 "kernels_segment.go"
           if (i < n) {
-            hg_ref<Checked>(out, i, hg_f, 225, 9) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 9);
+            hg_at<Checked>(out, i, hg_f, 225, 9) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 9);
           }
         }
       }
@@ -2310,8 +2389,8 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
   if ((mode == 1) && (tid == 0LL)) {
     T hg_t19 = carry;
     uint8_t hg_t20 = (uint8_t)(cf);
-    hg_ref<Checked>(sums, b, hg_f, 238, 9) = hg_t19;
-    hg_ref<Checked>(sumHeads, b, hg_f, 238, 9) = hg_t20;
+    hg_at<Checked>(sums, b, hg_f, 238, 9) = hg_t19;
+    hg_at<Checked>(sumHeads, b, hg_f, 238, 9) = hg_t20;
   }
 }
 
@@ -2473,7 +2552,7 @@ template <bool Checked, class T> HG_DEV void unaryVec2(hg_slice<const T> in, hg_
     long long g = hg_global_x();
 #line 441 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(2LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8), op, a, hg_f);
+      hg_at<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8), op, a, hg_f);
     }
   }
 }
@@ -2524,7 +2603,7 @@ template <bool Checked, class T> HG_DEV void binaryVec2(hg_slice<const T> x, hg_
     long long g = hg_global_x();
 #line 507 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(2LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), hg_ld<Checked>(y, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), op, hg_f);
+      hg_at<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), hg_ld<Checked>(y, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), op, hg_f);
     }
   }
 }
@@ -2539,7 +2618,10 @@ template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples
         uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(samples, i, hg_f, 68, 5)), lowerI));
 #line 68 "kernels_hist.go"
         if (d < w) {
-          hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 69, 5), hg_f, 69, 5) += 1U;
+          {
+            auto hg_r2 = hg_at<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 69, 5), hg_f, 69, 5);
+            hg_r2 = hg_r2.get() + 1U;
+          }
         }
       }
     }
@@ -2552,13 +2634,15 @@ template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples
   long long stride = hg_mul(hg_mul(8LL, bd), (long long)hg_gdim_x());
   for (; hg_add(i, hg_mul(7LL, bd)) < n; i = hg_add(i, stride)) {
     hg_array<T, 8> x = hg_array<T, 8>{{hg_ld<Checked>(samples, i, hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, bd), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(2LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(3LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(4LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(5LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(6LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(7LL, bd)), hg_f, 79, 5)}};
+    #pragma unroll
     for (long long k = 0LL; k < 8LL; k = hg_add(k, 1LL)) {
+#line 81 "kernels_hist.go"
       {
 #line 81 "kernels_hist.go"
         uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(x, k, hg_f, 81, 5)), lowerI));
 #line 81 "kernels_hist.go"
         if (d < w) {
-          hg_atomic_add(&hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 82, 5), hg_f, 82, 5), 1U);
+          hg_atomic_add(hg_ptr(hg_at<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 82, 5), hg_f, 82, 5)), 1U);
         }
       }
     }
@@ -2570,7 +2654,7 @@ template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples
       uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(samples, i, hg_f, 87, 5)), lowerI));
 #line 87 "kernels_hist.go"
       if (d < w) {
-        hg_atomic_add(&hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 88, 5), hg_f, 88, 5), 1U);
+        hg_atomic_add(hg_ptr(hg_at<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 88, 5), hg_f, 88, 5)), 1U);
       }
     }
   }
@@ -2594,12 +2678,12 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
 #line 18 "kernels_hist.go"
-        hg_ref<Checked>(local, i, hg_f, 18, 5) = 0U;
+        hg_at<Checked>(local, i, hg_f, 18, 5) = 0U;
       }
     } else {
       for (long long i = hg_i5; i < hg_b3; i = hg_add(i, hg_st4)) {
 #line 18 "kernels_hist.go"
-        hg_ref<Checked>(local, i, hg_f, 18, 5) = 0U;
+        hg_at<Checked>(local, i, hg_f, 18, 5) = 0U;
       }
     }
   }
@@ -2657,9 +2741,13 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
             continue;
           }
           if (bd == 1LL) {
-            hg_ref<Checked>(local, b, hg_f, 46, 5) += 1U;
+            {
+              auto hg_r19 = hg_at<Checked>(local, b, hg_f, 46, 5);
+              hg_r19 = hg_r19.get() + 1U;
+            }
           } else {
-            hg_atomic_add(&hg_ref<Checked>(local, b, hg_f, 48, 5), 1U);
+#line 48 "kernels_hist.go"
+            hg_atomic_add(hg_ptr(hg_at<Checked>(local, b, hg_f, 48, 5)), 1U);
           }
         }
       } else {
@@ -2691,9 +2779,13 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
             continue;
           }
           if (bd == 1LL) {
-            hg_ref<Checked>(local, b, hg_f, 46, 5) += 1U;
+            {
+              auto hg_r21 = hg_at<Checked>(local, b, hg_f, 46, 5);
+              hg_r21 = hg_r21.get() + 1U;
+            }
           } else {
-            hg_atomic_add(&hg_ref<Checked>(local, b, hg_f, 48, 5), 1U);
+#line 48 "kernels_hist.go"
+            hg_atomic_add(hg_ptr(hg_at<Checked>(local, b, hg_f, 48, 5)), 1U);
           }
         }
       }
@@ -2702,33 +2794,33 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
 #line 52 "kernels_hist.go"
   hg_sync_threads();
   {
-    long long hg_i22 = tid;
-    long long hg_b20 = nb;
-    long long hg_st21 = bd;
-    if (hg_st21 > 0LL && hg_b20 <= 0x7fffffffffffffffLL - hg_st21 + 1LL) {
-      unsigned long long hg_n23 = hg_i22 < hg_b20 ? ((unsigned long long)hg_b20 - (unsigned long long)hg_i22 - 1ULL) / (unsigned long long)hg_st21 + 1ULL : 0ULL;
+    long long hg_i24 = tid;
+    long long hg_b22 = nb;
+    long long hg_st23 = bd;
+    if (hg_st23 > 0LL && hg_b22 <= 0x7fffffffffffffffLL - hg_st23 + 1LL) {
+      unsigned long long hg_n25 = hg_i24 < hg_b22 ? ((unsigned long long)hg_b22 - (unsigned long long)hg_i24 - 1ULL) / (unsigned long long)hg_st23 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
-        long long i = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
+      for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
+        long long i = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
 #line 54 "kernels_hist.go"
         {
 #line 54 "kernels_hist.go"
           uint32_t c = hg_ld<Checked>(local, i, hg_f, 54, 5);
 #line 54 "kernels_hist.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 55, 5), c);
+            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 55, 5)), c);
           }
         }
       }
     } else {
-      for (long long i = hg_i22; i < hg_b20; i = hg_add(i, hg_st21)) {
+      for (long long i = hg_i24; i < hg_b22; i = hg_add(i, hg_st23)) {
 #line 54 "kernels_hist.go"
         {
 #line 54 "kernels_hist.go"
           uint32_t c = hg_ld<Checked>(local, i, hg_f, 54, 5);
 #line 54 "kernels_hist.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 55, 5), c);
+            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 55, 5)), c);
           }
         }
       }
@@ -2801,12 +2893,12 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
       for (unsigned long long hg_k9 = 0; hg_k9 < hg_n8; hg_k9++) {
         long long d = (long long)((unsigned long long)hg_i7 + hg_k9 * (unsigned long long)hg_st6);
 #line 312 "kernels.go"
-        hg_ref<Checked>((*bins), d, hg_f, 312, 3) = 0U;
+        hg_at<Checked>((*bins), d, hg_f, 312, 3) = 0U;
       }
     } else {
       for (long long d = hg_i7; d < hg_b5; d = hg_add(d, hg_st6)) {
 #line 312 "kernels.go"
-        hg_ref<Checked>((*bins), d, hg_f, 312, 3) = 0U;
+        hg_at<Checked>((*bins), d, hg_f, 312, 3) = 0U;
       }
     }
   }
@@ -2816,25 +2908,29 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
   long long hi = hg_min(hg_add(lo, tile), keys.n);
   if (bd == 1LL) {
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 319, 3), kind, width, desc, hg_f), shift, hg_f, 319, 3) & mask, hg_f, 319, 3) += 1U;
+      {
+        auto hg_r13 = hg_at<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 319, 3), kind, width, desc, hg_f), shift, hg_f, 319, 3) & mask, hg_f, 319, 3);
+        hg_r13 = hg_r13.get() + 1U;
+      }
     }
   } else {
+#line 322 "kernels.go"
     {
-      long long hg_i15 = hg_add(lo, tid);
-      long long hg_b13 = hi;
-      long long hg_st14 = bd;
-      if (hg_st14 > 0LL && hg_b13 <= 0x7fffffffffffffffLL - hg_st14 + 1LL) {
-        unsigned long long hg_n16 = hg_i15 < hg_b13 ? ((unsigned long long)hg_b13 - (unsigned long long)hg_i15 - 1ULL) / (unsigned long long)hg_st14 + 1ULL : 0ULL;
+      long long hg_i16 = hg_add(lo, tid);
+      long long hg_b14 = hi;
+      long long hg_st15 = bd;
+      if (hg_st15 > 0LL && hg_b14 <= 0x7fffffffffffffffLL - hg_st15 + 1LL) {
+        unsigned long long hg_n17 = hg_i16 < hg_b14 ? ((unsigned long long)hg_b14 - (unsigned long long)hg_i16 - 1ULL) / (unsigned long long)hg_st15 + 1ULL : 0ULL;
         #pragma unroll 4
-        for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
-          long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
+        for (unsigned long long hg_k18 = 0; hg_k18 < hg_n17; hg_k18++) {
+          long long i = (long long)((unsigned long long)hg_i16 + hg_k18 * (unsigned long long)hg_st15);
 #line 323 "kernels.go"
-          hg_atomic_add(&hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3), 1U);
+          hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3)), 1U);
         }
       } else {
-        for (long long i = hg_i15; i < hg_b13; i = hg_add(i, hg_st14)) {
+        for (long long i = hg_i16; i < hg_b14; i = hg_add(i, hg_st15)) {
 #line 323 "kernels.go"
-          hg_atomic_add(&hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3), 1U);
+          hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3)), 1U);
         }
       }
     }
@@ -2842,21 +2938,21 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
 #line 326 "kernels.go"
   hg_sync_threads();
   {
-    long long hg_i22 = tid;
-    long long hg_b20 = nd;
-    long long hg_st21 = bd;
-    if (hg_st21 > 0LL && hg_b20 <= 0x7fffffffffffffffLL - hg_st21 + 1LL) {
-      unsigned long long hg_n23 = hg_i22 < hg_b20 ? ((unsigned long long)hg_b20 - (unsigned long long)hg_i22 - 1ULL) / (unsigned long long)hg_st21 + 1ULL : 0ULL;
+    long long hg_i23 = tid;
+    long long hg_b21 = nd;
+    long long hg_st22 = bd;
+    if (hg_st22 > 0LL && hg_b21 <= 0x7fffffffffffffffLL - hg_st22 + 1LL) {
+      unsigned long long hg_n24 = hg_i23 < hg_b21 ? ((unsigned long long)hg_b21 - (unsigned long long)hg_i23 - 1ULL) / (unsigned long long)hg_st22 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
-        long long d = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
+      for (unsigned long long hg_k25 = 0; hg_k25 < hg_n24; hg_k25++) {
+        long long d = (long long)((unsigned long long)hg_i23 + hg_k25 * (unsigned long long)hg_st22);
 #line 328 "kernels.go"
-        hg_ref<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
+        hg_at<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
       }
     } else {
-      for (long long d = hg_i22; d < hg_b20; d = hg_add(d, hg_st21)) {
+      for (long long d = hg_i23; d < hg_b21; d = hg_add(d, hg_st22)) {
 #line 328 "kernels.go"
-        hg_ref<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
+        hg_at<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
       }
     }
   }
@@ -2881,16 +2977,16 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
   long long hi = hg_min(hg_add(lo, tile), keysIn.n);
   if (bd == 1LL) {
     for (long long d = 0LL; d < nd; d = hg_add(d, 1LL)) {
-      hg_ref<Checked>((*run), d, hg_f, 348, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 348, 3);
+      hg_at<Checked>((*run), d, hg_f, 348, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 348, 3);
     }
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
       K k = hg_ld<Checked>(keysIn, i, hg_f, 351, 3);
       uint64_t d = hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 352, 3) & mask;
       uint32_t p = hg_ld<Checked>((*run), d, hg_f, 353, 3);
-      hg_ref<Checked>((*run), d, hg_f, 354, 3) = p + 1U;
-      hg_ref<Checked>(keysOut, p, hg_f, 355, 3) = k;
+      hg_at<Checked>((*run), d, hg_f, 354, 3) = p + 1U;
+      hg_at<Checked>(keysOut, p, hg_f, 355, 3) = k;
       if (pairs) {
-        hg_ref<Checked>(valsOut, p, hg_f, 357, 3) = hg_ld<Checked>(valsIn, i, hg_f, 357, 3);
+        hg_at<Checked>(valsOut, p, hg_f, 357, 3) = hg_ld<Checked>(valsIn, i, hg_f, 357, 3);
       }
     }
     return;
@@ -2915,17 +3011,17 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
       for (unsigned long long hg_k15 = 0; hg_k15 < hg_n14; hg_k15++) {
         long long d = (long long)((unsigned long long)hg_i13 + hg_k15 * (unsigned long long)hg_st12);
 #line 365 "kernels.go"
-        hg_ref<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
+        hg_at<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
         for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-          hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
+          hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
         }
       }
     } else {
       for (long long d = hg_i13; d < hg_b11; d = hg_add(d, hg_st12)) {
 #line 365 "kernels.go"
-        hg_ref<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
+        hg_at<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
         for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-          hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
+          hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
         }
       }
     }
@@ -2954,7 +3050,7 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
     }
     long long rank = popc<Checked>(peers & lt, hg_f);
     if (valid && (rank == 0LL)) {
-      hg_ref<Checked>((*cnt), hg_add(hg_mul(w, 256LL), d), hg_f, 393, 3) = (uint32_t)(popc<Checked>(peers, hg_f));
+      hg_at<Checked>((*cnt), hg_add(hg_mul(w, 256LL), d), hg_f, 393, 3) = (uint32_t)(popc<Checked>(peers, hg_f));
     }
     hg_sync_threads();
     {
@@ -2970,11 +3066,11 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
           uint32_t r = hg_ld<Checked>((*run), dd, hg_f, 397, 3);
           for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
             uint32_t c = hg_ld<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 399, 3);
-            hg_ref<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
+            hg_at<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
             r += c;
-            hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
+            hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
           }
-          hg_ref<Checked>((*run), dd, hg_f, 404, 3) = r;
+          hg_at<Checked>((*run), dd, hg_f, 404, 3) = r;
         }
       } else {
         for (long long dd = hg_i24; dd < hg_b22; dd = hg_add(dd, hg_st23)) {
@@ -2982,11 +3078,11 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
           uint32_t r = hg_ld<Checked>((*run), dd, hg_f, 397, 3);
           for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
             uint32_t c = hg_ld<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 399, 3);
-            hg_ref<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
+            hg_at<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
             r += c;
-            hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
+            hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
           }
-          hg_ref<Checked>((*run), dd, hg_f, 404, 3) = r;
+          hg_at<Checked>((*run), dd, hg_f, 404, 3) = r;
         }
       }
     }
@@ -2994,9 +3090,9 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
     hg_sync_threads();
     if (valid) {
       uint32_t p = hg_ld<Checked>((*off), hg_add(hg_mul(w, 256LL), d), hg_f, 408, 3) + (uint32_t)(rank);
-      hg_ref<Checked>(keysOut, p, hg_f, 409, 3) = k;
+      hg_at<Checked>(keysOut, p, hg_f, 409, 3) = k;
       if (pairs) {
-        hg_ref<Checked>(valsOut, p, hg_f, 411, 3) = hg_ld<Checked>(valsIn, i, hg_f, 411, 3);
+        hg_at<Checked>(valsOut, p, hg_f, 411, 3) = hg_ld<Checked>(valsIn, i, hg_f, 411, 3);
       }
     }
   }
@@ -3031,7 +3127,7 @@ template <bool Checked, class K> HG_DEV void keyHeads(hg_slice<const K> keys, hg
         if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 9) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 9))) {
           f = (uint8_t)1;
         }
-        hg_ref<Checked>(flags, i, hg_f, 76, 9) = f;
+        hg_at<Checked>(flags, i, hg_f, 76, 9) = f;
       }
     } else {
       for (long long i = hg_i6; i < hg_b4; i = hg_add(i, hg_st5)) {
@@ -3040,7 +3136,7 @@ template <bool Checked, class K> HG_DEV void keyHeads(hg_slice<const K> keys, hg
         if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 9) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 9))) {
           f = (uint8_t)1;
         }
-        hg_ref<Checked>(flags, i, hg_f, 76, 9) = f;
+        hg_at<Checked>(flags, i, hg_f, 76, 9) = f;
       }
     }
   }
@@ -3116,15 +3212,15 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
             K k = hg_ld<Checked>(in, x, hg_f, 94, 7);
             long long y = x;
             while ((y > r) && mergeLess<Checked, K>(k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 96, 7), ord, kind, width, hg_f)) {
-              hg_ref<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
+              hg_at<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
               if (pairs) {
-                hg_ref<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
+                hg_at<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
               }
               y = hg_sub(y, 1LL);
             }
-            hg_ref<Checked>(out, y, hg_f, 103, 7) = k;
+            hg_at<Checked>(out, y, hg_f, 103, 7) = k;
             if (pairs) {
-              hg_ref<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
+              hg_at<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
             }
           }
         }
@@ -3136,15 +3232,15 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
             K k = hg_ld<Checked>(in, x, hg_f, 94, 7);
             long long y = x;
             while ((y > r) && mergeLess<Checked, K>(k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 96, 7), ord, kind, width, hg_f)) {
-              hg_ref<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
+              hg_at<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
               if (pairs) {
-                hg_ref<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
+                hg_at<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
               }
               y = hg_sub(y, 1LL);
             }
-            hg_ref<Checked>(out, y, hg_f, 103, 7) = k;
+            hg_at<Checked>(out, y, hg_f, 103, 7) = k;
             if (pairs) {
-              hg_ref<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
+              hg_at<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
             }
           }
         }
@@ -3163,14 +3259,14 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
       for (unsigned long long hg_k19 = 0; hg_k19 < hg_n18; hg_k19++) {
         long long x = (long long)((unsigned long long)hg_i17 + hg_k19 * (unsigned long long)hg_st16);
 #line 112 "kernels_merge.go"
-        hg_ref<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
-        hg_ref<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
+        hg_at<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
+        hg_at<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
       }
     } else {
       for (long long x = hg_i17; x < hg_b15; x = hg_add(x, hg_st16)) {
 #line 112 "kernels_merge.go"
-        hg_ref<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
-        hg_ref<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
+        hg_at<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
+        hg_at<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
       }
     }
   }
@@ -3202,8 +3298,8 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
           } else {
             p = hg_add(hg_sub(x, ae), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 127, 7)), k, true, ord, kind, width, hg_f));
           }
-          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
-          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
+          hg_at<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
+          hg_at<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
         }
       } else {
         for (long long x = hg_i25; x < hg_b23; x = hg_add(x, hg_st24)) {
@@ -3221,8 +3317,8 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
           } else {
             p = hg_add(hg_sub(x, ae), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 127, 7)), k, true, ord, kind, width, hg_f));
           }
-          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
-          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
+          hg_at<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
+          hg_at<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
         }
       }
     }
@@ -3240,17 +3336,17 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
       for (unsigned long long hg_k38 = 0; hg_k38 < hg_n37; hg_k38++) {
         long long x = (long long)((unsigned long long)hg_i36 + hg_k38 * (unsigned long long)hg_st35);
 #line 136 "kernels_merge.go"
-        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
+        hg_at<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
         if (pairs) {
-          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
+          hg_at<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
         }
       }
     } else {
       for (long long x = hg_i36; x < hg_b34; x = hg_add(x, hg_st35)) {
 #line 136 "kernels_merge.go"
-        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
+        hg_at<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
         if (pairs) {
-          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
+          hg_at<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
         }
       }
     }
@@ -3292,9 +3388,9 @@ template <bool Checked, class K> HG_DEV void mergeRange(hg_slice<const K> src, h
     } else {
       j = hg_add(j, 1LL);
     }
-    hg_ref<Checked>(dst, hg_add(as, d), hg_f, 158, 7) = hg_ld<Checked>(src, from, hg_f, 158, 7);
+    hg_at<Checked>(dst, hg_add(as, d), hg_f, 158, 7) = hg_ld<Checked>(src, from, hg_f, 158, 7);
     if (pairs) {
-      hg_ref<Checked>(dstI, hg_add(as, d), hg_f, 160, 7) = hg_ld<Checked>(srcI, from, hg_f, 160, 7);
+      hg_at<Checked>(dstI, hg_add(as, d), hg_f, 160, 7) = hg_ld<Checked>(srcI, from, hg_f, 160, 7);
     }
   }
 }
@@ -3332,8 +3428,8 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
   long long be = hg_t7;
 #line 192 "kernels_merge.go"
   if (tid == 0LL) {
-    (*part)[0LL] = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 193, 7), hg_sub<Checked>(src, bs, be, hg_f, 193, 7), hg_sub(o0, ps), ord, kind, width, hg_f);
-    (*part)[1LL] = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 194, 7), hg_sub<Checked>(src, bs, be, hg_f, 194, 7), hg_sub(o1, ps), ord, kind, width, hg_f);
+    hg_at<Checked>((*part), 0LL, hg_f, 193, 7) = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 193, 7), hg_sub<Checked>(src, bs, be, hg_f, 193, 7), hg_sub(o0, ps), ord, kind, width, hg_f);
+    hg_at<Checked>((*part), 1LL, hg_f, 194, 7) = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 194, 7), hg_sub<Checked>(src, bs, be, hg_f, 194, 7), hg_sub(o1, ps), ord, kind, width, hg_f);
   }
   hg_sync_threads();
   long long hg_t8 = (*part)[0LL];
@@ -3362,9 +3458,9 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
         if (x < la) {
           g = hg_add(hg_add(as, i0), x);
         }
-        hg_ref<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
+        hg_at<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
         if (pairs) {
-          hg_ref<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
+          hg_at<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
         }
       }
     } else {
@@ -3374,9 +3470,9 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
         if (x < la) {
           g = hg_add(hg_add(as, i0), x);
         }
-        hg_ref<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
+        hg_at<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
         if (pairs) {
-          hg_ref<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
+          hg_at<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
         }
       }
     }
@@ -3399,9 +3495,9 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
         } else {
           j = hg_add(j, 1LL);
         }
-        hg_ref<Checked>(sk, hg_add(tile, k), hg_f, 224, 7) = hg_ld<Checked>(sk, from, hg_f, 224, 7);
+        hg_at<Checked>(sk, hg_add(tile, k), hg_f, 224, 7) = hg_ld<Checked>(sk, from, hg_f, 224, 7);
         if (pairs) {
-          hg_ref<Checked>((*si), hg_add(tile, k), hg_f, 226, 7) = hg_ld<Checked>((*si), from, hg_f, 226, 7);
+          hg_at<Checked>((*si), hg_add(tile, k), hg_f, 226, 7) = hg_ld<Checked>((*si), from, hg_f, 226, 7);
         }
       }
     }
@@ -3418,17 +3514,17 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
       for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
         long long x = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
 #line 232 "kernels_merge.go"
-        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
+        hg_at<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
         if (pairs) {
-          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
+          hg_at<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
         }
       }
     } else {
       for (long long x = hg_i22; x < hg_b20; x = hg_add(x, hg_st21)) {
 #line 232 "kernels_merge.go"
-        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
+        hg_at<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
         if (pairs) {
-          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
+          hg_at<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
         }
       }
     }
@@ -3441,7 +3537,7 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
   if (span > 0LL) {
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     for (long long i = lo; i < hg_min(hg_add(lo, span), n); i = hg_add(i, 1LL)) {
-      hg_ref<Checked>(out, i, hg_f, 247, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 247, 7), hg_f, 247, 7);
+      hg_at<Checked>(out, i, hg_f, 247, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 247, 7), hg_f, 247, 7);
     }
     return;
   }
@@ -3455,12 +3551,12 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
 #line 252 "kernels_merge.go"
-        hg_ref<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
+        hg_at<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
 #line 252 "kernels_merge.go"
-        hg_ref<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
+        hg_at<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
       }
     }
   }
@@ -3484,12 +3580,12 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
 #line 40 "kernels_sort.go"
-        hg_ref<Checked>((*bins), i, hg_f, 40, 11) = 0U;
+        hg_at<Checked>((*bins), i, hg_f, 40, 11) = 0U;
       }
     } else {
       for (long long i = hg_i5; i < hg_b3; i = hg_add(i, hg_st4)) {
 #line 40 "kernels_sort.go"
-        hg_ref<Checked>((*bins), i, hg_f, 40, 11) = 0U;
+        hg_at<Checked>((*bins), i, hg_f, 40, 11) = 0U;
       }
     }
   }
@@ -3524,9 +3620,13 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
           long long bits = hg_min(8LL, hg_sub(end, shift));
           long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 11) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 11) - 1ULL)));
           if (bd == 1LL) {
-            hg_ref<Checked>((*bins), d, hg_f, 57, 11) += 1U;
+            {
+              auto hg_r20 = hg_at<Checked>((*bins), d, hg_f, 57, 11);
+              hg_r20 = hg_r20.get() + 1U;
+            }
           } else {
-            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 11), 1U);
+#line 59 "kernels_sort.go"
+            hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), d, hg_f, 59, 11)), 1U);
           }
         }
       }
@@ -3539,9 +3639,13 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
           long long bits = hg_min(8LL, hg_sub(end, shift));
           long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 11) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 11) - 1ULL)));
           if (bd == 1LL) {
-            hg_ref<Checked>((*bins), d, hg_f, 57, 11) += 1U;
+            {
+              auto hg_r23 = hg_at<Checked>((*bins), d, hg_f, 57, 11);
+              hg_r23 = hg_r23.get() + 1U;
+            }
           } else {
-            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 11), 1U);
+#line 59 "kernels_sort.go"
+            hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), d, hg_f, 59, 11)), 1U);
           }
         }
       }
@@ -3550,33 +3654,33 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
 #line 63 "kernels_sort.go"
   hg_sync_threads();
   {
-    long long hg_i24 = tid;
-    long long hg_b22 = hg_mul(passes, 256LL);
-    long long hg_st23 = bd;
-    if (hg_st23 > 0LL && hg_b22 <= 0x7fffffffffffffffLL - hg_st23 + 1LL) {
-      unsigned long long hg_n25 = hg_i24 < hg_b22 ? ((unsigned long long)hg_b22 - (unsigned long long)hg_i24 - 1ULL) / (unsigned long long)hg_st23 + 1ULL : 0ULL;
+    long long hg_i26 = tid;
+    long long hg_b24 = hg_mul(passes, 256LL);
+    long long hg_st25 = bd;
+    if (hg_st25 > 0LL && hg_b24 <= 0x7fffffffffffffffLL - hg_st25 + 1LL) {
+      unsigned long long hg_n27 = hg_i26 < hg_b24 ? ((unsigned long long)hg_b24 - (unsigned long long)hg_i26 - 1ULL) / (unsigned long long)hg_st25 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
-        long long i = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
+      for (unsigned long long hg_k28 = 0; hg_k28 < hg_n27; hg_k28++) {
+        long long i = (long long)((unsigned long long)hg_i26 + hg_k28 * (unsigned long long)hg_st25);
 #line 65 "kernels_sort.go"
         {
 #line 65 "kernels_sort.go"
           uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 11);
 #line 65 "kernels_sort.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 11), c);
+            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 66, 11)), c);
           }
         }
       }
     } else {
-      for (long long i = hg_i24; i < hg_b22; i = hg_add(i, hg_st23)) {
+      for (long long i = hg_i26; i < hg_b24; i = hg_add(i, hg_st25)) {
 #line 65 "kernels_sort.go"
         {
 #line 65 "kernels_sort.go"
           uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 11);
 #line 65 "kernels_sort.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 11), c);
+            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 66, 11)), c);
           }
         }
       }
@@ -3607,11 +3711,11 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   long long n = keysIn.n;
   uint64_t mask = hg_shl<Checked>(1ULL, bits, hg_f, 91, 11) - 1ULL;
   long long half = states.n / 2LL;
-  long long b = hg_ordered_block_id(&hg_ref<Checked>(meta, hg_add(2048LL, p), hg_f, 93, 11));
+  long long b = hg_ordered_block_id(hg_ptr(hg_at<Checked>(meta, hg_add(2048LL, p), hg_f, 93, 11)));
   long long cur = hg_add(hg_mul(p % 2LL, half), hg_mul(b, 256LL));
-  hg_ref<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 95, 11) = 0U;
+  hg_at<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 95, 11) = 0U;
   for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 97, 11) = 0U;
+    hg_at<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 97, 11) = 0U;
   }
   hg_sync_threads();
 #line 103 "kernels_sort.go"
@@ -3620,19 +3724,23 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   hg_array<K, 16> ks = {};
   hg_array<uint32_t, 16> ds = {};
   hg_array<uint32_t, 16> rk = {};
+  #pragma unroll
   for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+#line 109 "kernels_sort.go"
     {
 #line 109 "kernels_sort.go"
       long long i = hg_add(first, hg_mul(j, ws));
 #line 109 "kernels_sort.go"
       if ((j < items) && (i < n)) {
-        hg_ref<Checked>(ks, j, hg_f, 110, 11) = hg_ld<Checked>(keysIn, i, hg_f, 110, 11);
+        hg_at<Checked>(ks, j, hg_f, 110, 11) = hg_ld<Checked>(keysIn, i, hg_f, 110, 11);
       }
     }
   }
 #line 113 "kernels_sort.go"
   uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 113, 11) - 1ULL;
+  #pragma unroll
   for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+#line 115 "kernels_sort.go"
     if (j < items) {
       bool valid = hg_add(first, hg_mul(j, ws)) < n;
       long long d = 0LL;
@@ -3653,14 +3761,14 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       uint32_t pre = {};
       if (valid && (rank == 0U)) {
         pre = hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 134, 11);
-        hg_ref<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 135, 11) = pre + (uint32_t)(popc<Checked>(peers, hg_f));
+        hg_at<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 135, 11) = pre + (uint32_t)(popc<Checked>(peers, hg_f));
       }
       hg_sync_warp();
       pre = hg_shfl(pre, (long long)(ctz<Checked>(peers, hg_f) & hg_sub(ws, 1LL)));
       uint32_t hg_t9 = (uint32_t)(d);
       uint32_t hg_t10 = pre + rank;
-      hg_ref<Checked>(ds, j, hg_f, 139, 11) = hg_t9;
-      hg_ref<Checked>(rk, j, hg_f, 139, 11) = hg_t10;
+      hg_at<Checked>(ds, j, hg_f, 139, 11) = hg_t9;
+      hg_at<Checked>(rk, j, hg_f, 139, 11) = hg_t10;
     }
   }
 #line 142 "kernels_sort.go"
@@ -3669,7 +3777,7 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   uint32_t tot = {};
   for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
     uint32_t c = hg_ld<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 149, 11);
-    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 150, 11) = tot;
+    hg_at<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 150, 11) = tot;
     tot += c;
   }
   auto hg_m12 = blockScan<Checked, uint32_t>(tot, warps, hg_f);
@@ -3681,13 +3789,13 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
 #line 156 "kernels_sort.go"
   uint32_t excl = {};
   if (b == 0LL) {
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 158, 11), 2147483648U | tot);
+    hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, hg_add(cur, tid), hg_f, 158, 11)), 2147483648U | tot);
   } else {
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 160, 11), 1073741824U | tot);
+    hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, hg_add(cur, tid), hg_f, 160, 11)), 1073741824U | tot);
     long long j = hg_add(hg_sub(cur, 256LL), tid);
     bool done = false;
     while (!done) {
-      uint32_t s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 164, 11));
+      uint32_t s = hg_atomic_load<1, 1>(hg_ptr(hg_at<Checked>(states, j, hg_f, 164, 11)));
       if ((s & 2147483648U) != 0U) {
         excl += s & 1073741823U;
         done = true;
@@ -3696,19 +3804,21 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
         j = hg_sub(j, 256LL);
       }
     }
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 173, 11), 2147483648U | (excl + tot));
+    hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, hg_add(cur, tid), hg_f, 173, 11)), 2147483648U | (excl + tot));
   }
-  hg_ref<Checked>((*start), tid, hg_f, 175, 11) = st;
+  hg_at<Checked>((*start), tid, hg_f, 175, 11) = st;
 #line 179 "kernels_sort.go"
-  hg_ref<Checked>((*base), tid, hg_f, 179, 11) = (gex + excl) - st;
+  hg_at<Checked>((*base), tid, hg_f, 179, 11) = (gex + excl) - st;
   hg_sync_threads();
 #line 182 "kernels_sort.go"
+  #pragma unroll
   for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+#line 183 "kernels_sort.go"
     if ((j < items) && (hg_add(first, hg_mul(j, ws)) < n)) {
       long long d = (long long)(hg_ld<Checked>(ds, j, hg_f, 184, 11));
       uint32_t q = (hg_ld<Checked>((*start), d, hg_f, 185, 11) + hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 185, 11)) + hg_ld<Checked>(rk, j, hg_f, 185, 11);
-      hg_ref<Checked>(sk, q, hg_f, 186, 11) = hg_ld<Checked>(ks, j, hg_f, 186, 11);
-      hg_ref<Checked>(rk, j, hg_f, 187, 11) = q;
+      hg_at<Checked>(sk, q, hg_f, 186, 11) = hg_ld<Checked>(ks, j, hg_f, 186, 11);
+      hg_at<Checked>(rk, j, hg_f, 187, 11) = q;
     }
   }
   hg_sync_threads();
@@ -3725,14 +3835,14 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
 #line 193 "kernels_sort.go"
         K k = hg_ld<Checked>(sk, i, hg_f, 193, 11);
         long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 11) & mask);
-        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
+        hg_at<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
       }
     } else {
       for (long long i = hg_i18; i < hg_b16; i = hg_add(i, hg_st17)) {
 #line 193 "kernels_sort.go"
         K k = hg_ld<Checked>(sk, i, hg_f, 193, 11);
         long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 11) & mask);
-        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
+        hg_at<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
       }
     }
   }
@@ -3740,13 +3850,15 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   if (!pairs) {
     return;
   }
+  #pragma unroll
   for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+#line 201 "kernels_sort.go"
     {
 #line 201 "kernels_sort.go"
       long long i = hg_add(first, hg_mul(j, ws));
 #line 201 "kernels_sort.go"
       if ((j < items) && (i < n)) {
-        hg_ref<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 202, 11), hg_f, 202, 11) = hg_ld<Checked>(valsIn, i, hg_f, 202, 11);
+        hg_at<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 202, 11), hg_f, 202, 11) = hg_ld<Checked>(valsIn, i, hg_f, 202, 11);
       }
     }
   }
@@ -3763,13 +3875,13 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
         long long i = (long long)((unsigned long long)hg_i26 + hg_k28 * (unsigned long long)hg_st25);
 #line 207 "kernels_sort.go"
         long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 11), kind, width, desc, hg_f), shift, hg_f, 207, 11) & mask);
-        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
+        hg_at<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
       }
     } else {
       for (long long i = hg_i26; i < hg_b24; i = hg_add(i, hg_st25)) {
 #line 207 "kernels_sort.go"
         long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 11), kind, width, desc, hg_f), shift, hg_f, 207, 11) & mask);
-        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
+        hg_at<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
       }
     }
   }
@@ -3806,7 +3918,7 @@ template <bool Checked> HG_DEV void runLengths(hg_slice<const int64_t> heads, hg
         if (hg_add(j, 1LL) < r) {
           end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 10);
         }
-        hg_ref<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
+        hg_at<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
       }
     } else {
       for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
@@ -3815,7 +3927,7 @@ template <bool Checked> HG_DEV void runLengths(hg_slice<const int64_t> heads, hg
         if (hg_add(j, 1LL) < r) {
           end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 10);
         }
-        hg_ref<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
+        hg_at<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
       }
     }
   }
@@ -3825,7 +3937,9 @@ extern "C" __global__ void run_lengths(const int64_t* heads_p, const int64_t* nu
   runLengths<false>(hg_bare(heads_p), hg_bare(num_p), hg_bare(counts_p), n, span, nullptr);
 }
 extern "C" __global__ void run_lengths_checked(const int64_t* heads_p, const int64_t* num_p, int64_t* counts_p, long long n, long long span, long long heads_n, long long num_n, long long counts_n, hg_fault* hg_f) {
-  runLengths<true>(hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), hg_make_slice(counts_p, counts_n), n, span, hg_f);
+  hg_fault hg_own = {};
+  runLengths<true>(hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), hg_make_slice(counts_p, counts_n), n, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 10 "kernels_types.go"
@@ -3844,7 +3958,9 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_i32(const int32_t* in_
   reduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 22 "kernels_types.go"
@@ -3870,7 +3986,9 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i32(const int32_t*
   argReduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i32_checked(const int32_t* in_p, long long in_n, const int64_t* inI_p, int32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 36 "kernels_types.go"
@@ -3885,7 +4003,9 @@ extern "C" __global__ void scan_up_i32(const int32_t* in_p, long long in_n, int3
   scanUpI32<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_i32_checked(const int32_t* in_p, long long in_n, int32_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 44 "kernels_types.go"
@@ -3901,7 +4021,9 @@ extern "C" __global__ void scan_i32(const int32_t* in_p, long long in_n, int32_t
   scanI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, const int32_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 53 "kernels_types.go"
@@ -3920,7 +4042,9 @@ extern "C" __global__ void scan_lbi32(const int32_t* in_p, long long in_n, int32
   scanLBI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_lbi32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t* agg_p, int32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 63 "kernels_types.go"
@@ -3936,7 +4060,9 @@ extern "C" __global__ void unary_i32(const int32_t* in_p, int32_t* out_p, long l
   unaryI32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_i32_checked(const int32_t* in_p, int32_t* out_p, long long out_n, int32_t op, int32_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 74 "kernels_types.go"
@@ -3952,7 +4078,9 @@ extern "C" __global__ void binary_i32(const int32_t* x_p, const int32_t* y_p, in
   binaryI32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_i32_checked(const int32_t* x_p, const int32_t* y_p, int32_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryI32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryI32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 85 "kernels_types.go"
@@ -3967,7 +4095,9 @@ extern "C" __global__ void seg_reduce_i32(const int32_t* in_p, long long in_n, c
   segReduceI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_i32_checked(const int32_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, int32_t* out_p, int32_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 93 "kernels_types.go"
@@ -3982,7 +4112,9 @@ extern "C" __global__ void select_count_i32(const int32_t* in_p, long long in_n,
   selectCountI32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, int32_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 101 "kernels_types.go"
@@ -4000,7 +4132,9 @@ extern "C" __global__ void select_scatter_i32(const int32_t* in_p, long long in_
   selectScatterI32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int32_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, int32_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 110 "kernels_types.go"
@@ -4022,7 +4156,9 @@ extern "C" __global__ void seg_scan_i32(const int32_t* in_p, long long in_n, con
   segScanI32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* heads_p, int32_t* out_p, int32_t* sums_p, uint8_t* sumHeads_p, const int32_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 121 "kernels_types.go"
@@ -4041,7 +4177,9 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u32(const uint32_t* in
   reduceU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 133 "kernels_types.go"
@@ -4067,7 +4205,9 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u32(const uint32_t
   argReduceU32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u32_checked(const uint32_t* in_p, long long in_n, const int64_t* inI_p, uint32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 147 "kernels_types.go"
@@ -4082,7 +4222,9 @@ extern "C" __global__ void scan_up_u32(const uint32_t* in_p, long long in_n, uin
   scanUpU32<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 155 "kernels_types.go"
@@ -4098,7 +4240,9 @@ extern "C" __global__ void scan_u32(const uint32_t* in_p, long long in_n, uint32
   scanU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, const uint32_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 164 "kernels_types.go"
@@ -4117,7 +4261,9 @@ extern "C" __global__ void scan_lbu32(const uint32_t* in_p, long long in_n, uint
   scanLBU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_lbu32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* agg_p, uint32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 174 "kernels_types.go"
@@ -4133,7 +4279,9 @@ extern "C" __global__ void unary_u32(const uint32_t* in_p, uint32_t* out_p, long
   unaryU32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_u32_checked(const uint32_t* in_p, uint32_t* out_p, long long out_n, int32_t op, uint32_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 185 "kernels_types.go"
@@ -4149,7 +4297,9 @@ extern "C" __global__ void binary_u32(const uint32_t* x_p, const uint32_t* y_p, 
   binaryU32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_u32_checked(const uint32_t* x_p, const uint32_t* y_p, uint32_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryU32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryU32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 196 "kernels_types.go"
@@ -4164,7 +4314,9 @@ extern "C" __global__ void seg_reduce_u32(const uint32_t* in_p, long long in_n, 
   segReduceU32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_u32_checked(const uint32_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, uint32_t* out_p, uint32_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 204 "kernels_types.go"
@@ -4179,7 +4331,9 @@ extern "C" __global__ void select_count_u32(const uint32_t* in_p, long long in_n
   selectCountU32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, uint32_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 212 "kernels_types.go"
@@ -4197,7 +4351,9 @@ extern "C" __global__ void select_scatter_u32(const uint32_t* in_p, long long in
   selectScatterU32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, uint32_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, uint32_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 221 "kernels_types.go"
@@ -4219,7 +4375,9 @@ extern "C" __global__ void seg_scan_u32(const uint32_t* in_p, long long in_n, co
   segScanU32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* heads_p, uint32_t* out_p, uint32_t* sums_p, uint8_t* sumHeads_p, const uint32_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 232 "kernels_types.go"
@@ -4238,7 +4396,9 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_i64(const int64_t* in_
   reduceI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 244 "kernels_types.go"
@@ -4264,7 +4424,9 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i64(const int64_t*
   argReduceI64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i64_checked(const int64_t* in_p, long long in_n, const int64_t* inI_p, int64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 258 "kernels_types.go"
@@ -4279,7 +4441,9 @@ extern "C" __global__ void scan_up_i64(const int64_t* in_p, long long in_n, int6
   scanUpI64<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_i64_checked(const int64_t* in_p, long long in_n, int64_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 266 "kernels_types.go"
@@ -4295,7 +4459,9 @@ extern "C" __global__ void scan_i64(const int64_t* in_p, long long in_n, int64_t
   scanI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, const int64_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 275 "kernels_types.go"
@@ -4314,7 +4480,9 @@ extern "C" __global__ void scan_lbi64(const int64_t* in_p, long long in_n, int64
   scanLBI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_lbi64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t* agg_p, int64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 285 "kernels_types.go"
@@ -4330,7 +4498,9 @@ extern "C" __global__ void unary_i64(const int64_t* in_p, int64_t* out_p, long l
   unaryI64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_i64_checked(const int64_t* in_p, int64_t* out_p, long long out_n, int32_t op, int64_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 296 "kernels_types.go"
@@ -4346,7 +4516,9 @@ extern "C" __global__ void binary_i64(const int64_t* x_p, const int64_t* y_p, in
   binaryI64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_i64_checked(const int64_t* x_p, const int64_t* y_p, int64_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryI64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryI64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 307 "kernels_types.go"
@@ -4361,7 +4533,9 @@ extern "C" __global__ void seg_reduce_i64(const int64_t* in_p, long long in_n, c
   segReduceI64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_i64_checked(const int64_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, int64_t* out_p, int64_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 315 "kernels_types.go"
@@ -4376,7 +4550,9 @@ extern "C" __global__ void select_count_i64(const int64_t* in_p, long long in_n,
   selectCountI64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, int64_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 323 "kernels_types.go"
@@ -4394,7 +4570,9 @@ extern "C" __global__ void select_scatter_i64(const int64_t* in_p, long long in_
   selectScatterI64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, int64_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 332 "kernels_types.go"
@@ -4416,7 +4594,9 @@ extern "C" __global__ void seg_scan_i64(const int64_t* in_p, long long in_n, con
   segScanI64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* heads_p, int64_t* out_p, int64_t* sums_p, uint8_t* sumHeads_p, const int64_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 343 "kernels_types.go"
@@ -4435,7 +4615,9 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u64(const uint64_t* in
   reduceU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 355 "kernels_types.go"
@@ -4461,7 +4643,9 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u64(const uint64_t
   argReduceU64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u64_checked(const uint64_t* in_p, long long in_n, const int64_t* inI_p, uint64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 369 "kernels_types.go"
@@ -4476,7 +4660,9 @@ extern "C" __global__ void scan_up_u64(const uint64_t* in_p, long long in_n, uin
   scanUpU64<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 377 "kernels_types.go"
@@ -4492,7 +4678,9 @@ extern "C" __global__ void scan_u64(const uint64_t* in_p, long long in_n, uint64
   scanU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, const uint64_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 386 "kernels_types.go"
@@ -4511,7 +4699,9 @@ extern "C" __global__ void scan_lbu64(const uint64_t* in_p, long long in_n, uint
   scanLBU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_lbu64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t* agg_p, uint64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 396 "kernels_types.go"
@@ -4527,7 +4717,9 @@ extern "C" __global__ void unary_u64(const uint64_t* in_p, uint64_t* out_p, long
   unaryU64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_u64_checked(const uint64_t* in_p, uint64_t* out_p, long long out_n, int32_t op, uint64_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 407 "kernels_types.go"
@@ -4543,7 +4735,9 @@ extern "C" __global__ void binary_u64(const uint64_t* x_p, const uint64_t* y_p, 
   binaryU64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_u64_checked(const uint64_t* x_p, const uint64_t* y_p, uint64_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryU64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryU64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 418 "kernels_types.go"
@@ -4558,7 +4752,9 @@ extern "C" __global__ void seg_reduce_u64(const uint64_t* in_p, long long in_n, 
   segReduceU64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_u64_checked(const uint64_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, uint64_t* out_p, uint64_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 426 "kernels_types.go"
@@ -4573,7 +4769,9 @@ extern "C" __global__ void select_count_u64(const uint64_t* in_p, long long in_n
   selectCountU64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, uint64_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 434 "kernels_types.go"
@@ -4591,7 +4789,9 @@ extern "C" __global__ void select_scatter_u64(const uint64_t* in_p, long long in
   selectScatterU64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, uint64_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, uint64_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 443 "kernels_types.go"
@@ -4613,7 +4813,9 @@ extern "C" __global__ void seg_scan_u64(const uint64_t* in_p, long long in_n, co
   segScanU64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* heads_p, uint64_t* out_p, uint64_t* sums_p, uint8_t* sumHeads_p, const uint64_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 454 "kernels_types.go"
@@ -4632,7 +4834,9 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f32(const float* in_p,
   reduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_f32_checked(const float* in_p, long long in_n, float* out_p, float id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 466 "kernels_types.go"
@@ -4658,7 +4862,9 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f32(const float* i
   argReduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f32_checked(const float* in_p, long long in_n, const int64_t* inI_p, float* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 480 "kernels_types.go"
@@ -4673,7 +4879,9 @@ extern "C" __global__ void scan_up_f32(const float* in_p, long long in_n, float*
   scanUpF32<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_f32_checked(const float* in_p, long long in_n, float* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 488 "kernels_types.go"
@@ -4689,7 +4897,9 @@ extern "C" __global__ void scan_f32(const float* in_p, long long in_n, float* ou
   scanF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_f32_checked(const float* in_p, long long in_n, float* out_p, const float* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 497 "kernels_types.go"
@@ -4708,7 +4918,9 @@ extern "C" __global__ void scan_lbf32(const float* in_p, long long in_n, float* 
   scanLBF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_lbf32_checked(const float* in_p, long long in_n, float* out_p, float* agg_p, float* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 507 "kernels_types.go"
@@ -4724,7 +4936,9 @@ extern "C" __global__ void unary_f32(const float* in_p, float* out_p, long long 
   unaryF32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_f32_checked(const float* in_p, float* out_p, long long out_n, int32_t op, float a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 518 "kernels_types.go"
@@ -4740,7 +4954,9 @@ extern "C" __global__ void binary_f32(const float* x_p, const float* y_p, float*
   binaryF32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_f32_checked(const float* x_p, const float* y_p, float* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryF32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryF32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 529 "kernels_types.go"
@@ -4755,7 +4971,9 @@ extern "C" __global__ void seg_reduce_f32(const float* in_p, long long in_n, con
   segReduceF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_f32_checked(const float* in_p, long long in_n, const int64_t* offs_p, long long offs_n, float* out_p, float id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 537 "kernels_types.go"
@@ -4770,7 +4988,9 @@ extern "C" __global__ void select_count_f32(const float* in_p, long long in_n, c
   selectCountF32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_f32_checked(const float* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, float a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 545 "kernels_types.go"
@@ -4788,7 +5008,9 @@ extern "C" __global__ void select_scatter_f32(const float* in_p, long long in_n,
   selectScatterF32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_f32_checked(const float* in_p, long long in_n, const uint8_t* flags_p, float* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, float a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 554 "kernels_types.go"
@@ -4810,7 +5032,9 @@ extern "C" __global__ void seg_scan_f32(const float* in_p, long long in_n, const
   segScanF32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_f32_checked(const float* in_p, long long in_n, const uint8_t* heads_p, float* out_p, float* sums_p, uint8_t* sumHeads_p, const float* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 565 "kernels_types.go"
@@ -4829,7 +5053,9 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f64(const double* in_p
   reduceF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_f64_checked(const double* in_p, long long in_n, double* out_p, double id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 577 "kernels_types.go"
@@ -4855,7 +5081,9 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f64(const double* 
   argReduceF64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f64_checked(const double* in_p, long long in_n, const int64_t* inI_p, double* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 591 "kernels_types.go"
@@ -4870,7 +5098,9 @@ extern "C" __global__ void scan_up_f64(const double* in_p, long long in_n, doubl
   scanUpF64<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_f64_checked(const double* in_p, long long in_n, double* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 599 "kernels_types.go"
@@ -4886,7 +5116,9 @@ extern "C" __global__ void scan_f64(const double* in_p, long long in_n, double* 
   scanF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_f64_checked(const double* in_p, long long in_n, double* out_p, const double* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 608 "kernels_types.go"
@@ -4905,7 +5137,9 @@ extern "C" __global__ void scan_lbf64(const double* in_p, long long in_n, double
   scanLBF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_lbf64_checked(const double* in_p, long long in_n, double* out_p, double* agg_p, double* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 618 "kernels_types.go"
@@ -4921,7 +5155,9 @@ extern "C" __global__ void unary_f64(const double* in_p, double* out_p, long lon
   unaryF64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_f64_checked(const double* in_p, double* out_p, long long out_n, int32_t op, double a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 629 "kernels_types.go"
@@ -4937,7 +5173,9 @@ extern "C" __global__ void binary_f64(const double* x_p, const double* y_p, doub
   binaryF64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_f64_checked(const double* x_p, const double* y_p, double* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryF64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryF64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 640 "kernels_types.go"
@@ -4952,7 +5190,9 @@ extern "C" __global__ void seg_reduce_f64(const double* in_p, long long in_n, co
   segReduceF64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_f64_checked(const double* in_p, long long in_n, const int64_t* offs_p, long long offs_n, double* out_p, double id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 648 "kernels_types.go"
@@ -4967,7 +5207,9 @@ extern "C" __global__ void select_count_f64(const double* in_p, long long in_n, 
   selectCountF64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_f64_checked(const double* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, double a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 656 "kernels_types.go"
@@ -4985,7 +5227,9 @@ extern "C" __global__ void select_scatter_f64(const double* in_p, long long in_n
   selectScatterF64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_f64_checked(const double* in_p, long long in_n, const uint8_t* flags_p, double* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, double a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 665 "kernels_types.go"
@@ -5007,7 +5251,9 @@ extern "C" __global__ void seg_scan_f64(const double* in_p, long long in_n, cons
   segScanF64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_f64_checked(const double* in_p, long long in_n, const uint8_t* heads_p, double* out_p, double* sums_p, uint8_t* sumHeads_p, const double* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 676 "kernels_types.go"
@@ -5020,7 +5266,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u8(const uint8_t*
   histogramU8<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_u8_checked(const uint8_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramU8<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramU8<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 684 "kernels_types.go"
@@ -5033,7 +5281,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u16(const uint16_
   histogramU16<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_u16_checked(const uint16_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramU16<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramU16<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 692 "kernels_types.go"
@@ -5046,7 +5296,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_i32(const int32_t
   histogramI32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_i32_checked(const int32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramI32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramI32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 700 "kernels_types.go"
@@ -5059,7 +5311,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u32(const uint32_
   histogramU32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_u32_checked(const uint32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramU32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramU32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 708 "kernels_types.go"
@@ -5072,7 +5326,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f32(const float* 
   histogramF32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_f32_checked(const float* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramF32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramF32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 716 "kernels_types.go"
@@ -5085,7 +5341,9 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f64(const double*
   histogramF64<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_f64_checked(const double* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramF64<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramF64<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 724 "kernels_types.go"
@@ -5100,7 +5358,9 @@ extern "C" __global__ void sort_count_i8(const int8_t* keys_p, long long keys_n,
   sortCountI8<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i8_checked(const int8_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 732 "kernels_types.go"
@@ -5121,7 +5381,9 @@ extern "C" __global__ void sort_keys_i8(const int8_t* keysIn_p, long long keysIn
   sortKeysI8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i8_checked(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 742 "kernels_types.go"
@@ -5133,7 +5395,9 @@ extern "C" __global__ void key_heads_i8(const int8_t* keys_p, long long keys_n, 
   keyHeadsI8<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i8_checked(const int8_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 749 "kernels_types.go"
@@ -5149,7 +5413,9 @@ extern "C" __global__ void merge_block_i8(const int8_t* in_p, long long in_n, in
   mergeBlockI8<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i8_checked(const int8_t* in_p, long long in_n, int8_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockI8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockI8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 758 "kernels_types.go"
@@ -5168,7 +5434,9 @@ extern "C" __global__ void merge_pass_i8(const int8_t* src_p, int8_t* dst_p, con
   mergePassI8<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i8_checked(const int8_t* src_p, int8_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassI8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassI8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 768 "kernels_types.go"
@@ -5183,7 +5451,9 @@ extern "C" __global__ void sort_count_u8(const uint8_t* keys_p, long long keys_n
   sortCountU8<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u8_checked(const uint8_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 776 "kernels_types.go"
@@ -5204,7 +5474,9 @@ extern "C" __global__ void sort_keys_u8(const uint8_t* keysIn_p, long long keysI
   sortKeysU8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u8_checked(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 786 "kernels_types.go"
@@ -5216,7 +5488,9 @@ extern "C" __global__ void key_heads_u8(const uint8_t* keys_p, long long keys_n,
   keyHeadsU8<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u8_checked(const uint8_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 793 "kernels_types.go"
@@ -5232,7 +5506,9 @@ extern "C" __global__ void merge_block_u8(const uint8_t* in_p, long long in_n, u
   mergeBlockU8<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u8_checked(const uint8_t* in_p, long long in_n, uint8_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockU8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockU8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 802 "kernels_types.go"
@@ -5251,7 +5527,9 @@ extern "C" __global__ void merge_pass_u8(const uint8_t* src_p, uint8_t* dst_p, c
   mergePassU8<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u8_checked(const uint8_t* src_p, uint8_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassU8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassU8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 812 "kernels_types.go"
@@ -5266,7 +5544,9 @@ extern "C" __global__ void sort_count_i16(const int16_t* keys_p, long long keys_
   sortCountI16<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i16_checked(const int16_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 820 "kernels_types.go"
@@ -5287,7 +5567,9 @@ extern "C" __global__ void sort_keys_i16(const int16_t* keysIn_p, long long keys
   sortKeysI16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i16_checked(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 830 "kernels_types.go"
@@ -5299,7 +5581,9 @@ extern "C" __global__ void key_heads_i16(const int16_t* keys_p, long long keys_n
   keyHeadsI16<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i16_checked(const int16_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 837 "kernels_types.go"
@@ -5315,7 +5599,9 @@ extern "C" __global__ void merge_block_i16(const int16_t* in_p, long long in_n, 
   mergeBlockI16<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i16_checked(const int16_t* in_p, long long in_n, int16_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockI16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockI16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 846 "kernels_types.go"
@@ -5334,7 +5620,9 @@ extern "C" __global__ void merge_pass_i16(const int16_t* src_p, int16_t* dst_p, 
   mergePassI16<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i16_checked(const int16_t* src_p, int16_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassI16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassI16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 856 "kernels_types.go"
@@ -5349,7 +5637,9 @@ extern "C" __global__ void sort_count_u16(const uint16_t* keys_p, long long keys
   sortCountU16<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u16_checked(const uint16_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 864 "kernels_types.go"
@@ -5370,7 +5660,9 @@ extern "C" __global__ void sort_keys_u16(const uint16_t* keysIn_p, long long key
   sortKeysU16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u16_checked(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 874 "kernels_types.go"
@@ -5382,7 +5674,9 @@ extern "C" __global__ void key_heads_u16(const uint16_t* keys_p, long long keys_
   keyHeadsU16<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u16_checked(const uint16_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 881 "kernels_types.go"
@@ -5398,7 +5692,9 @@ extern "C" __global__ void merge_block_u16(const uint16_t* in_p, long long in_n,
   mergeBlockU16<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u16_checked(const uint16_t* in_p, long long in_n, uint16_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockU16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockU16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 890 "kernels_types.go"
@@ -5417,7 +5713,9 @@ extern "C" __global__ void merge_pass_u16(const uint16_t* src_p, uint16_t* dst_p
   mergePassU16<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u16_checked(const uint16_t* src_p, uint16_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassU16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassU16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 900 "kernels_types.go"
@@ -5432,7 +5730,9 @@ extern "C" __global__ void sort_count_i32(const int32_t* keys_p, long long keys_
   sortCountI32<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i32_checked(const int32_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 908 "kernels_types.go"
@@ -5453,7 +5753,9 @@ extern "C" __global__ void sort_keys_i32(const int32_t* keysIn_p, long long keys
   sortKeysI32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 918 "kernels_types.go"
@@ -5465,7 +5767,9 @@ extern "C" __global__ void key_heads_i32(const int32_t* keys_p, long long keys_n
   keyHeadsI32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i32_checked(const int32_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 925 "kernels_types.go"
@@ -5481,7 +5785,9 @@ extern "C" __global__ void merge_block_i32(const int32_t* in_p, long long in_n, 
   mergeBlockI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 934 "kernels_types.go"
@@ -5500,7 +5806,9 @@ extern "C" __global__ void merge_pass_i32(const int32_t* src_p, int32_t* dst_p, 
   mergePassI32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i32_checked(const int32_t* src_p, int32_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassI32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassI32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 944 "kernels_types.go"
@@ -5515,7 +5823,9 @@ extern "C" __global__ void sort_count_u32(const uint32_t* keys_p, long long keys
   sortCountU32<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u32_checked(const uint32_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 952 "kernels_types.go"
@@ -5536,7 +5846,9 @@ extern "C" __global__ void sort_keys_u32(const uint32_t* keysIn_p, long long key
   sortKeysU32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 962 "kernels_types.go"
@@ -5548,7 +5860,9 @@ extern "C" __global__ void key_heads_u32(const uint32_t* keys_p, long long keys_
   keyHeadsU32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u32_checked(const uint32_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 969 "kernels_types.go"
@@ -5564,7 +5878,9 @@ extern "C" __global__ void merge_block_u32(const uint32_t* in_p, long long in_n,
   mergeBlockU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 978 "kernels_types.go"
@@ -5583,7 +5899,9 @@ extern "C" __global__ void merge_pass_u32(const uint32_t* src_p, uint32_t* dst_p
   mergePassU32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u32_checked(const uint32_t* src_p, uint32_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassU32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassU32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 988 "kernels_types.go"
@@ -5598,7 +5916,9 @@ extern "C" __global__ void sort_count_i64(const int64_t* keys_p, long long keys_
   sortCountI64<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i64_checked(const int64_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 996 "kernels_types.go"
@@ -5619,7 +5939,9 @@ extern "C" __global__ void sort_keys_i64(const int64_t* keysIn_p, long long keys
   sortKeysI64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1006 "kernels_types.go"
@@ -5631,7 +5953,9 @@ extern "C" __global__ void key_heads_i64(const int64_t* keys_p, long long keys_n
   keyHeadsI64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i64_checked(const int64_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1013 "kernels_types.go"
@@ -5647,7 +5971,9 @@ extern "C" __global__ void merge_block_i64(const int64_t* in_p, long long in_n, 
   mergeBlockI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1022 "kernels_types.go"
@@ -5666,7 +5992,9 @@ extern "C" __global__ void merge_pass_i64(const int64_t* src_p, int64_t* dst_p, 
   mergePassI64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i64_checked(const int64_t* src_p, int64_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassI64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassI64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1032 "kernels_types.go"
@@ -5681,7 +6009,9 @@ extern "C" __global__ void sort_count_u64(const uint64_t* keys_p, long long keys
   sortCountU64<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u64_checked(const uint64_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1040 "kernels_types.go"
@@ -5702,7 +6032,9 @@ extern "C" __global__ void sort_keys_u64(const uint64_t* keysIn_p, long long key
   sortKeysU64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1050 "kernels_types.go"
@@ -5714,7 +6046,9 @@ extern "C" __global__ void key_heads_u64(const uint64_t* keys_p, long long keys_
   keyHeadsU64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u64_checked(const uint64_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1057 "kernels_types.go"
@@ -5730,7 +6064,9 @@ extern "C" __global__ void merge_block_u64(const uint64_t* in_p, long long in_n,
   mergeBlockU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1066 "kernels_types.go"
@@ -5749,7 +6085,9 @@ extern "C" __global__ void merge_pass_u64(const uint64_t* src_p, uint64_t* dst_p
   mergePassU64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u64_checked(const uint64_t* src_p, uint64_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassU64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassU64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1076 "kernels_types.go"
@@ -5764,7 +6102,9 @@ extern "C" __global__ void sort_count_f32(const float* keys_p, long long keys_n,
   sortCountF32<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_f32_checked(const float* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1084 "kernels_types.go"
@@ -5785,7 +6125,9 @@ extern "C" __global__ void sort_keys_f32(const float* keysIn_p, long long keysIn
   sortKeysF32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1094 "kernels_types.go"
@@ -5797,7 +6139,9 @@ extern "C" __global__ void key_heads_f32(const float* keys_p, long long keys_n, 
   keyHeadsF32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_f32_checked(const float* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1101 "kernels_types.go"
@@ -5813,7 +6157,9 @@ extern "C" __global__ void merge_block_f32(const float* in_p, long long in_n, fl
   mergeBlockF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_f32_checked(const float* in_p, long long in_n, float* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1110 "kernels_types.go"
@@ -5832,7 +6178,9 @@ extern "C" __global__ void merge_pass_f32(const float* src_p, float* dst_p, cons
   mergePassF32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_f32_checked(const float* src_p, float* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassF32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassF32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1120 "kernels_types.go"
@@ -5847,7 +6195,9 @@ extern "C" __global__ void sort_count_f64(const double* keys_p, long long keys_n
   sortCountF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_f64_checked(const double* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1128 "kernels_types.go"
@@ -5868,7 +6218,9 @@ extern "C" __global__ void sort_keys_f64(const double* keysIn_p, long long keysI
   sortKeysF64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1138 "kernels_types.go"
@@ -5880,7 +6232,9 @@ extern "C" __global__ void key_heads_f64(const double* keys_p, long long keys_n,
   keyHeadsF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_f64_checked(const double* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1145 "kernels_types.go"
@@ -5896,7 +6250,9 @@ extern "C" __global__ void merge_block_f64(const double* in_p, long long in_n, d
   mergeBlockF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_f64_checked(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1154 "kernels_types.go"
@@ -5915,7 +6271,9 @@ extern "C" __global__ void merge_pass_f64(const double* src_p, double* dst_p, co
   mergePassF64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_f64_checked(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassF64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassF64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1164 "kernels_types.go"
@@ -5927,7 +6285,9 @@ extern "C" __global__ void gather_i32(const int32_t* in_p, const uint32_t* idx_p
   gatherI32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
 }
 extern "C" __global__ void gather_i32_checked(const int32_t* in_p, const uint32_t* idx_p, int32_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+  hg_fault hg_own = {};
+  gatherI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1171 "kernels_types.go"
@@ -5939,7 +6299,9 @@ extern "C" __global__ void gather_u32(const uint32_t* in_p, const uint32_t* idx_
   gatherU32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
 }
 extern "C" __global__ void gather_u32_checked(const uint32_t* in_p, const uint32_t* idx_p, uint32_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+  hg_fault hg_own = {};
+  gatherU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1178 "kernels_types.go"
@@ -5951,7 +6313,9 @@ extern "C" __global__ void gather_i64(const int64_t* in_p, const uint32_t* idx_p
   gatherI64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
 }
 extern "C" __global__ void gather_i64_checked(const int64_t* in_p, const uint32_t* idx_p, int64_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+  hg_fault hg_own = {};
+  gatherI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1185 "kernels_types.go"
@@ -5963,7 +6327,9 @@ extern "C" __global__ void gather_u64(const uint64_t* in_p, const uint32_t* idx_
   gatherU64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
 }
 extern "C" __global__ void gather_u64_checked(const uint64_t* in_p, const uint32_t* idx_p, uint64_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+  hg_fault hg_own = {};
+  gatherU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1192 "kernels_types.go"
@@ -5975,7 +6341,9 @@ extern "C" __global__ void gather_f32(const float* in_p, const uint32_t* idx_p, 
   gatherF32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
 }
 extern "C" __global__ void gather_f32_checked(const float* in_p, const uint32_t* idx_p, float* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+  hg_fault hg_own = {};
+  gatherF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1199 "kernels_types.go"
@@ -5987,7 +6355,9 @@ extern "C" __global__ void gather_f64(const double* in_p, const uint32_t* idx_p,
   gatherF64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
 }
 extern "C" __global__ void gather_f64_checked(const double* in_p, const uint32_t* idx_p, double* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+  hg_fault hg_own = {};
+  gatherF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1206 "kernels_types.go"
@@ -6008,7 +6378,9 @@ extern "C" __global__ void sort_pairs_i32_i32(const int32_t* keysIn_p, long long
   sortPairsI32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i32_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1216 "kernels_types.go"
@@ -6029,7 +6401,9 @@ extern "C" __global__ void sort_pairs_i32_u32(const int32_t* keysIn_p, long long
   sortPairsI32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i32_u32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1226 "kernels_types.go"
@@ -6050,7 +6424,9 @@ extern "C" __global__ void sort_pairs_i32_i64(const int32_t* keysIn_p, long long
   sortPairsI32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i32_i64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1236 "kernels_types.go"
@@ -6071,7 +6447,9 @@ extern "C" __global__ void sort_pairs_i32_u64(const int32_t* keysIn_p, long long
   sortPairsI32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i32_u64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1246 "kernels_types.go"
@@ -6092,7 +6470,9 @@ extern "C" __global__ void sort_pairs_i32_f32(const int32_t* keysIn_p, long long
   sortPairsI32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i32_f32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1256 "kernels_types.go"
@@ -6113,7 +6493,9 @@ extern "C" __global__ void sort_pairs_i32_f64(const int32_t* keysIn_p, long long
   sortPairsI32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i32_f64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1266 "kernels_types.go"
@@ -6134,7 +6516,9 @@ extern "C" __global__ void sort_pairs_u32_i32(const uint32_t* keysIn_p, long lon
   sortPairsU32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_i32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1276 "kernels_types.go"
@@ -6155,7 +6539,9 @@ extern "C" __global__ void sort_pairs_u32_u32(const uint32_t* keysIn_p, long lon
   sortPairsU32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1286 "kernels_types.go"
@@ -6176,7 +6562,9 @@ extern "C" __global__ void sort_pairs_u32_i64(const uint32_t* keysIn_p, long lon
   sortPairsU32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_i64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1296 "kernels_types.go"
@@ -6197,7 +6585,9 @@ extern "C" __global__ void sort_pairs_u32_u64(const uint32_t* keysIn_p, long lon
   sortPairsU32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_u64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1306 "kernels_types.go"
@@ -6218,7 +6608,9 @@ extern "C" __global__ void sort_pairs_u32_f32(const uint32_t* keysIn_p, long lon
   sortPairsU32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_f32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1316 "kernels_types.go"
@@ -6239,7 +6631,9 @@ extern "C" __global__ void sort_pairs_u32_f64(const uint32_t* keysIn_p, long lon
   sortPairsU32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_f64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1326 "kernels_types.go"
@@ -6260,7 +6654,9 @@ extern "C" __global__ void sort_pairs_i64_i32(const int64_t* keysIn_p, long long
   sortPairsI64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_i32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1336 "kernels_types.go"
@@ -6281,7 +6677,9 @@ extern "C" __global__ void sort_pairs_i64_u32(const int64_t* keysIn_p, long long
   sortPairsI64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_u32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1346 "kernels_types.go"
@@ -6302,7 +6700,9 @@ extern "C" __global__ void sort_pairs_i64_i64(const int64_t* keysIn_p, long long
   sortPairsI64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1356 "kernels_types.go"
@@ -6323,7 +6723,9 @@ extern "C" __global__ void sort_pairs_i64_u64(const int64_t* keysIn_p, long long
   sortPairsI64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_u64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1366 "kernels_types.go"
@@ -6344,7 +6746,9 @@ extern "C" __global__ void sort_pairs_i64_f32(const int64_t* keysIn_p, long long
   sortPairsI64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_f32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1376 "kernels_types.go"
@@ -6365,7 +6769,9 @@ extern "C" __global__ void sort_pairs_i64_f64(const int64_t* keysIn_p, long long
   sortPairsI64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_f64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1386 "kernels_types.go"
@@ -6386,7 +6792,9 @@ extern "C" __global__ void sort_pairs_u64_i32(const uint64_t* keysIn_p, long lon
   sortPairsU64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_i32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1396 "kernels_types.go"
@@ -6407,7 +6815,9 @@ extern "C" __global__ void sort_pairs_u64_u32(const uint64_t* keysIn_p, long lon
   sortPairsU64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_u32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1406 "kernels_types.go"
@@ -6428,7 +6838,9 @@ extern "C" __global__ void sort_pairs_u64_i64(const uint64_t* keysIn_p, long lon
   sortPairsU64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_i64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1416 "kernels_types.go"
@@ -6449,7 +6861,9 @@ extern "C" __global__ void sort_pairs_u64_u64(const uint64_t* keysIn_p, long lon
   sortPairsU64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1426 "kernels_types.go"
@@ -6470,7 +6884,9 @@ extern "C" __global__ void sort_pairs_u64_f32(const uint64_t* keysIn_p, long lon
   sortPairsU64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_f32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1436 "kernels_types.go"
@@ -6491,7 +6907,9 @@ extern "C" __global__ void sort_pairs_u64_f64(const uint64_t* keysIn_p, long lon
   sortPairsU64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_f64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1446 "kernels_types.go"
@@ -6512,7 +6930,9 @@ extern "C" __global__ void sort_pairs_f32_i32(const float* keysIn_p, long long k
   sortPairsF32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_i32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1456 "kernels_types.go"
@@ -6533,7 +6953,9 @@ extern "C" __global__ void sort_pairs_f32_u32(const float* keysIn_p, long long k
   sortPairsF32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_u32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1466 "kernels_types.go"
@@ -6554,7 +6976,9 @@ extern "C" __global__ void sort_pairs_f32_i64(const float* keysIn_p, long long k
   sortPairsF32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_i64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1476 "kernels_types.go"
@@ -6575,7 +6999,9 @@ extern "C" __global__ void sort_pairs_f32_u64(const float* keysIn_p, long long k
   sortPairsF32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_u64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1486 "kernels_types.go"
@@ -6596,7 +7022,9 @@ extern "C" __global__ void sort_pairs_f32_f32(const float* keysIn_p, long long k
   sortPairsF32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1496 "kernels_types.go"
@@ -6617,7 +7045,9 @@ extern "C" __global__ void sort_pairs_f32_f64(const float* keysIn_p, long long k
   sortPairsF32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_f64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1506 "kernels_types.go"
@@ -6638,7 +7068,9 @@ extern "C" __global__ void sort_pairs_f64_i32(const double* keysIn_p, long long 
   sortPairsF64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_i32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1516 "kernels_types.go"
@@ -6659,7 +7091,9 @@ extern "C" __global__ void sort_pairs_f64_u32(const double* keysIn_p, long long 
   sortPairsF64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_u32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1526 "kernels_types.go"
@@ -6680,7 +7114,9 @@ extern "C" __global__ void sort_pairs_f64_i64(const double* keysIn_p, long long 
   sortPairsF64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_i64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1536 "kernels_types.go"
@@ -6701,7 +7137,9 @@ extern "C" __global__ void sort_pairs_f64_u64(const double* keysIn_p, long long 
   sortPairsF64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_u64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1546 "kernels_types.go"
@@ -6722,7 +7160,9 @@ extern "C" __global__ void sort_pairs_f64_f32(const double* keysIn_p, long long 
   sortPairsF64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_f32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1556 "kernels_types.go"
@@ -6743,7 +7183,9 @@ extern "C" __global__ void sort_pairs_f64_f64(const double* keysIn_p, long long 
   sortPairsF64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 10 "sort_types.go"
@@ -6758,7 +7200,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i8(const int8_t* key
   sortHistI8<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i8_checked(const int8_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 18 "sort_types.go"
@@ -6785,7 +7229,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8(const int8_t* ke
   sweepKeysI8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8_checked(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 30 "sort_types.go"
@@ -6800,7 +7246,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u8(const uint8_t* ke
   sortHistU8<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u8_checked(const uint8_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 38 "sort_types.go"
@@ -6827,7 +7275,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8(const uint8_t* k
   sweepKeysU8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8_checked(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 50 "sort_types.go"
@@ -6842,7 +7292,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i16(const int16_t* k
   sortHistI16<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i16_checked(const int16_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 58 "sort_types.go"
@@ -6869,7 +7321,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16(const int16_t* 
   sweepKeysI16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16_checked(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 70 "sort_types.go"
@@ -6884,7 +7338,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u16(const uint16_t* 
   sortHistU16<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u16_checked(const uint16_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 78 "sort_types.go"
@@ -6911,7 +7367,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16(const uint16_t*
   sweepKeysU16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16_checked(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 90 "sort_types.go"
@@ -6926,7 +7384,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i32(const int32_t* k
   sortHistI32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i32_checked(const int32_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 98 "sort_types.go"
@@ -6953,7 +7413,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32(const int32_t* 
   sweepKeysI32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 110 "sort_types.go"
@@ -6968,7 +7430,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u32(const uint32_t* 
   sortHistU32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u32_checked(const uint32_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 118 "sort_types.go"
@@ -6995,7 +7459,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32(const uint32_t*
   sweepKeysU32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 130 "sort_types.go"
@@ -7010,7 +7476,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i64(const int64_t* k
   sortHistI64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i64_checked(const int64_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 138 "sort_types.go"
@@ -7037,7 +7505,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64(const int64_t* 
   sweepKeysI64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 150 "sort_types.go"
@@ -7052,7 +7522,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u64(const uint64_t* 
   sortHistU64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u64_checked(const uint64_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 158 "sort_types.go"
@@ -7079,7 +7551,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64(const uint64_t*
   sweepKeysU64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 170 "sort_types.go"
@@ -7094,7 +7568,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_f32(const float* key
   sortHistF32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_f32_checked(const float* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 178 "sort_types.go"
@@ -7121,7 +7597,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32(const float* ke
   sweepKeysF32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 190 "sort_types.go"
@@ -7136,7 +7614,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_f64(const double* ke
   sortHistF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_f64_checked(const double* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 198 "sort_types.go"
@@ -7163,7 +7643,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64(const double* k
   sweepKeysF64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 210 "sort_types.go"
@@ -7193,7 +7675,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32(const int3
   sweepPairsI32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 223 "sort_types.go"
@@ -7223,7 +7707,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32(const int3
   sweepPairsI32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 236 "sort_types.go"
@@ -7253,7 +7739,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64(const int3
   sweepPairsI32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 249 "sort_types.go"
@@ -7283,7 +7771,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64(const int3
   sweepPairsI32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 262 "sort_types.go"
@@ -7313,7 +7803,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32(const int3
   sweepPairsI32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 275 "sort_types.go"
@@ -7343,7 +7835,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64(const int3
   sweepPairsI32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 288 "sort_types.go"
@@ -7373,7 +7867,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32(const uint
   sweepPairsU32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 301 "sort_types.go"
@@ -7403,7 +7899,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32(const uint
   sweepPairsU32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 314 "sort_types.go"
@@ -7433,7 +7931,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64(const uint
   sweepPairsU32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 327 "sort_types.go"
@@ -7463,7 +7963,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64(const uint
   sweepPairsU32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 340 "sort_types.go"
@@ -7493,7 +7995,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32(const uint
   sweepPairsU32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 353 "sort_types.go"
@@ -7523,7 +8027,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64(const uint
   sweepPairsU32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 366 "sort_types.go"
@@ -7553,7 +8059,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32(const int6
   sweepPairsI64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 379 "sort_types.go"
@@ -7583,7 +8091,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32(const int6
   sweepPairsI64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 392 "sort_types.go"
@@ -7613,7 +8123,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64(const int6
   sweepPairsI64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 405 "sort_types.go"
@@ -7643,7 +8155,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64(const int6
   sweepPairsI64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 418 "sort_types.go"
@@ -7673,7 +8187,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32(const int6
   sweepPairsI64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 431 "sort_types.go"
@@ -7703,7 +8219,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64(const int6
   sweepPairsI64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 444 "sort_types.go"
@@ -7733,7 +8251,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32(const uint
   sweepPairsU64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 457 "sort_types.go"
@@ -7763,7 +8283,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32(const uint
   sweepPairsU64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 470 "sort_types.go"
@@ -7793,7 +8315,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64(const uint
   sweepPairsU64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 483 "sort_types.go"
@@ -7823,7 +8347,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64(const uint
   sweepPairsU64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 496 "sort_types.go"
@@ -7853,7 +8379,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32(const uint
   sweepPairsU64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 509 "sort_types.go"
@@ -7883,7 +8411,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64(const uint
   sweepPairsU64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 522 "sort_types.go"
@@ -7913,7 +8443,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32(const floa
   sweepPairsF32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 535 "sort_types.go"
@@ -7943,7 +8475,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32(const floa
   sweepPairsF32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 548 "sort_types.go"
@@ -7973,7 +8507,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64(const floa
   sweepPairsF32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 561 "sort_types.go"
@@ -8003,7 +8539,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64(const floa
   sweepPairsF32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 574 "sort_types.go"
@@ -8033,7 +8571,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32(const floa
   sweepPairsF32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 587 "sort_types.go"
@@ -8063,7 +8603,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64(const floa
   sweepPairsF32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 600 "sort_types.go"
@@ -8093,7 +8635,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32(const doub
   sweepPairsF64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 613 "sort_types.go"
@@ -8123,7 +8667,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32(const doub
   sweepPairsF64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 626 "sort_types.go"
@@ -8153,7 +8699,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64(const doub
   sweepPairsF64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 639 "sort_types.go"
@@ -8183,7 +8731,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64(const doub
   sweepPairsF64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 652 "sort_types.go"
@@ -8213,7 +8763,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32(const doub
   sweepPairsF64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 665 "sort_types.go"
@@ -8243,6 +8795,8 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64(const doub
   sweepPairsF64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 

@@ -154,19 +154,47 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// HG_UNLIKELY marks a check's failure: the compiler lays the fault path
+// out of line, so the checked loop stays one straight block.
+#define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -227,7 +255,7 @@ template <class T> HG_DEV T hg_neg(T a) { typedef typename hg_traits<T>::wide W;
 template <class S> HG_DEV bool hg_negative(S s) { return hg_traits<S>::is_signed && s < (S)0; }
 
 template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -236,7 +264,7 @@ template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsig
   return (T)((W)x << s);
 }
 template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -248,7 +276,7 @@ template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsig
 // MinInt and MinInt % -1 is 0, as in Go. Floats divide natively.
 template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line, unsigned file) {
   if (!hg_traits<T>::is_int) return a / b;
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -256,7 +284,7 @@ template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line,
   return (T)(a / b);
 }
 template <bool C, class T> HG_DEV T hg_rem(T a, T b, hg_fault* f, unsigned line, unsigned file) {
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -313,51 +341,98 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
+// An array's checked read loads a.v[0] where i fails (N > 0): the load
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return {};
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
+  T v = a.v[bad ? 0 : i];
+  return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
 // a's first element, in a's address space, where hg_ref gives the global
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return a.v[0];
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
+}
+
+// hg_place is a checked place s[i], a[i] or a[i][j], written by an
+// assignment (operator=: the value first, then the place, as C++17 orders
+// E1 = E2). ok false: the index failed, the fault is recorded, and the
+// write is dropped; p then points at the base, in its address space, and
+// is never written. Unchecked, ok is the constant true and the place is a
+// plain pointer.
+template <class T> struct hg_place {
+  T* p;
+  bool ok;
+  template <class V> __device__ const hg_place& operator=(const V& v) const {
+    if (ok) *p = v;
+    return *this;
+  }
+  // The value at the place, zero where the index failed (a compound
+  // assignment's read).
+  __device__ T get() const {
+    if (HG_UNLIKELY(!ok)) return {};
+    return *p;
+  }
+};
+template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
+}
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
+}
+// a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
+// there) records nothing more.
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
+}
+// hg_ptr is &place for an atomic: a failed place gives the global scratch
+// cell, hg_ptr_shared a shared one, so a shared array's atomics stay
+// shared atomics (atom.shared) and a failed one touches nothing in bounds.
+template <class T> HG_DEV T* hg_ptr(hg_place<T> a) {
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  return a.ok ? a.p : (T*)hg_scratch;
+}
+template <class T> HG_DEV T* hg_ptr_shared(hg_place<T> a) {
+  __shared__ T hg_sink;
+  return a.ok ? a.p : &hg_sink;
 }
 
 // s[lo:hi] (hi < 0: omitted). A bad bound records a fault (checked) and
 // gives an empty slice.
 template <bool C, class T> HG_DEV hg_slice<T> hg_sub(hg_slice<T> s, long long lo, long long hi, hg_fault* f, unsigned line, unsigned file) {
   if (hi < 0) hi = s.n;
-  if (C && ((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
+  if (C && HG_UNLIKELY((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
     hg_fail(f, 3, line, file, (unsigned long long)hi > (unsigned long long)s.c ? hi : lo, s.c);
     return {s.p, 0, 0};
   }
@@ -605,7 +680,7 @@ template <class T, int N> struct __attribute__((aligned(sizeof(T) * N))) hg_vec 
 template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, N> hg_ldv(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
   typedef typename hg_unconst<T>::type U;
   hg_array<U, N> a;
-  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return {};
   }
@@ -614,7 +689,7 @@ template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, 
   return a;
 }
 template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i, hg_array<T, N> a, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return;
   }
@@ -1012,9 +1087,9 @@ template <bool Checked> HG_DEV void normalF64(hg_slice<double> out, long long i,
   double z0 = hg_m1.r0;
   double z1 = hg_m1.r1;
 #line 320 "kernels.go"
-  hg_ref<Checked>(out, i, hg_f, 320, 1) = scaled<Checked>(z0, a, b, op, hg_f);
+  hg_at<Checked>(out, i, hg_f, 320, 1) = scaled<Checked>(z0, a, b, op, hg_f);
   if (hg_add(i, 1LL) < out.n) {
-    hg_ref<Checked>(out, hg_add(i, 1LL), hg_f, 322, 1) = scaled<Checked>(z1, a, b, op, hg_f);
+    hg_at<Checked>(out, hg_add(i, 1LL), hg_f, 322, 1) = scaled<Checked>(z1, a, b, op, hg_f);
   }
 }
 
@@ -1095,8 +1170,10 @@ template <bool Checked> HG_DEV hg_tuple4<uint64_t, uint64_t, uint64_t, uint64_t>
 #line 16 "span.go"
 template <bool Checked> HG_DEV hg_array<uint32_t, 10> roundKeys(uint32_t k, uint32_t w, hg_fault* hg_f) {
   hg_array<uint32_t, 10> r = {};
+  #pragma unroll
   for (long long i = 0LL; i < 10LL; i = hg_add(i, 1LL)) {
-    hg_ref<Checked>(r, i, hg_f, 19, 5) = k;
+#line 19 "span.go"
+    hg_at<Checked>(r, i, hg_f, 19, 5) = k;
     k += w;
   }
   return r;
@@ -1169,7 +1246,9 @@ template <bool Checked> HG_DEV void edgeU32(hg_slice<uint32_t> out, uint64_t b, 
   uint32_t c2 = hg_m1.r2;
   uint32_t c3 = hg_m1.r3;
 #line 106 "span.go"
+  #pragma unroll
   for (long long j = 0LL; j < 4LL; j = hg_add(j, 1LL)) {
+#line 107 "span.go"
     {
 #line 107 "span.go"
       uint64_t w = (b * 4ULL) + (uint64_t)(j);
@@ -1178,7 +1257,7 @@ template <bool Checked> HG_DEV void edgeU32(hg_slice<uint32_t> out, uint64_t b, 
         auto hg_m3 = wordsAt<Checked>(c0, c1, c2, c3, j, hg_f);
         uint32_t v = hg_m3.r0;
 #line 109 "span.go"
-        hg_ref<Checked>(out, (long long)(w - start), hg_f, 109, 5) = v;
+        hg_at<Checked>(out, (long long)(w - start), hg_f, 109, 5) = v;
       }
     }
   }
@@ -1192,7 +1271,9 @@ template <bool Checked> HG_DEV void edgeF32(hg_slice<float> out, uint64_t b, hg_
   uint32_t c2 = hg_m1.r2;
   uint32_t c3 = hg_m1.r3;
 #line 156 "span.go"
+  #pragma unroll
   for (long long j = 0LL; j < 4LL; j = hg_add(j, 1LL)) {
+#line 157 "span.go"
     {
 #line 157 "span.go"
       uint64_t w = (b * 4ULL) + (uint64_t)(j);
@@ -1201,7 +1282,7 @@ template <bool Checked> HG_DEV void edgeF32(hg_slice<float> out, uint64_t b, hg_
         auto hg_m3 = wordsAt<Checked>(c0, c1, c2, c3, j, hg_f);
         uint32_t v = hg_m3.r0;
 #line 159 "span.go"
-        hg_ref<Checked>(out, (long long)(w - start), hg_f, 159, 5) = uniform32<Checked>(v, hg_f);
+        hg_at<Checked>(out, (long long)(w - start), hg_f, 159, 5) = uniform32<Checked>(v, hg_f);
       }
     }
   }
@@ -1220,7 +1301,7 @@ template <bool Checked> HG_DEV void edgeU64(hg_slice<uint64_t> out, uint64_t b, 
     uint64_t w = b * 4ULL;
 #line 205 "span.go"
     if ((w >= start) && ((w - start) < (end - start))) {
-      hg_ref<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 206, 5) = ((uint64_t)(c1) << 32LL) | (uint64_t)(c0);
+      hg_at<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 206, 5) = ((uint64_t)(c1) << 32LL) | (uint64_t)(c0);
     }
   }
 #line 208 "span.go"
@@ -1229,7 +1310,7 @@ template <bool Checked> HG_DEV void edgeU64(hg_slice<uint64_t> out, uint64_t b, 
     uint64_t w = (b * 4ULL) + 2ULL;
 #line 208 "span.go"
     if ((w >= start) && ((w - start) < (end - start))) {
-      hg_ref<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 209, 5) = ((uint64_t)(c3) << 32LL) | (uint64_t)(c2);
+      hg_at<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 209, 5) = ((uint64_t)(c3) << 32LL) | (uint64_t)(c2);
     }
   }
 }
@@ -1247,7 +1328,7 @@ template <bool Checked> HG_DEV void edgeF64(hg_slice<double> out, uint64_t b, hg
     uint64_t w = b * 4ULL;
 #line 253 "span.go"
     if ((w >= start) && ((w - start) < (end - start))) {
-      hg_ref<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 254, 5) = uniform64<Checked>(c0, c1, hg_f);
+      hg_at<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 254, 5) = uniform64<Checked>(c0, c1, hg_f);
     }
   }
 #line 256 "span.go"
@@ -1256,7 +1337,7 @@ template <bool Checked> HG_DEV void edgeF64(hg_slice<double> out, uint64_t b, hg
     uint64_t w = (b * 4ULL) + 2ULL;
 #line 256 "span.go"
     if ((w >= start) && ((w - start) < (end - start))) {
-      hg_ref<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 257, 5) = uniform64<Checked>(c2, c3, hg_f);
+      hg_at<Checked>(out, (long long)((w - start) / 2ULL), hg_f, 257, 5) = uniform64<Checked>(c2, c3, hg_f);
     }
   }
 }
@@ -1286,13 +1367,15 @@ template <bool Checked> HG_DEV void edgeN32(hg_slice<float> out, uint64_t b, hg_
   float z2 = hg_m3.r0;
   float z3 = hg_m3.r1;
 #line 316 "span.go"
+  #pragma unroll
   for (long long j = 0LL; j < 4LL; j = hg_add(j, 1LL)) {
+#line 317 "span.go"
     {
 #line 317 "span.go"
       uint64_t w = (b * 4ULL) + (uint64_t)(j);
 #line 317 "span.go"
       if (((w >= start) && ((w - start) < (end - start))) && ((w - start) < (uint64_t)(out.n))) {
-        hg_ref<Checked>(out, (long long)(w - start), hg_f, 318, 5) = scaled32<Checked>(pick32<Checked>(z0, z1, z2, z3, j, hg_f), mean, std, op, hg_f);
+        hg_at<Checked>(out, (long long)(w - start), hg_f, 318, 5) = scaled32<Checked>(pick32<Checked>(z0, z1, z2, z3, j, hg_f), mean, std, op, hg_f);
       }
     }
   }
@@ -1360,7 +1443,9 @@ template <bool Checked> HG_DEV void fillF32(hg_slice<float> out, uint32_t k0, ui
         }
       }
 #line 372 "kernels.go"
+      #pragma unroll
       for (long long j = 0LL; j < 4LL; j = hg_add(j, 1LL)) {
+#line 373 "kernels.go"
         {
 #line 373 "kernels.go"
           auto hg_m18 = unitAt<Checked>(blk, j & ~1LL, start, 2LL, units, hg_f);
@@ -1372,7 +1457,7 @@ template <bool Checked> HG_DEV void fillF32(hg_slice<float> out, uint32_t k0, ui
             if (op == 2) {
               v = (float)(expOf<Checked>((double)(v), hg_f));
             }
-            hg_ref<Checked>(out, hg_add(hg_mul(2LL, u), j & 1LL), hg_f, 378, 1) = v;
+            hg_at<Checked>(out, hg_add(hg_mul(2LL, u), j & 1LL), hg_f, 378, 1) = v;
           }
         }
       }
@@ -1407,7 +1492,7 @@ template <bool Checked> HG_DEV void fillF32(hg_slice<float> out, uint32_t k0, ui
       auto hg_m23 = wordsAt<Checked>(x0, x1, x2, x3, j, hg_f);
       uint32_t v = hg_m23.r0;
 #line 401 "kernels.go"
-      hg_ref<Checked>(out, (long long)((w + (uint64_t)(j)) - start), hg_f, 401, 1) = uniform32<Checked>(v, hg_f);
+      hg_at<Checked>(out, (long long)((w + (uint64_t)(j)) - start), hg_f, 401, 1) = uniform32<Checked>(v, hg_f);
     }
   }
 }
@@ -1416,7 +1501,9 @@ extern "C" __global__ void fill_f32(float* out_p, long long out_n, uint32_t k0, 
   fillF32<false>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, nullptr);
 }
 extern "C" __global__ void fill_f32_checked(float* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec, hg_fault* hg_f) {
-  fillF32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, hg_f);
+  hg_fault hg_own = {};
+  fillF32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 409 "kernels.go"
@@ -1469,8 +1556,8 @@ template <bool Checked> HG_DEV void fillF64(hg_slice<double> out, uint32_t k0, u
           hg_stv<Checked, 2>(out, u / 2LL, hg_array<double, 2>{{uniform64<Checked>(x0, x1, hg_f), uniform64<Checked>(x2, x3, hg_f)}}, hg_f, 429, 1);
           continue;
         }
-        hg_ref<Checked>(out, u, hg_f, 432, 1) = uniform64<Checked>(x0, x1, hg_f);
-        hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 433, 1) = uniform64<Checked>(x2, x3, hg_f);
+        hg_at<Checked>(out, u, hg_f, 432, 1) = uniform64<Checked>(x0, x1, hg_f);
+        hg_at<Checked>(out, hg_add(u, 1LL), hg_f, 433, 1) = uniform64<Checked>(x2, x3, hg_f);
         continue;
       }
     }
@@ -1487,7 +1574,7 @@ template <bool Checked> HG_DEV void fillF64(hg_slice<double> out, uint32_t k0, u
           uint32_t w0 = hg_m12.r0;
           uint32_t w1 = hg_m12.r1;
 #line 439 "kernels.go"
-          hg_ref<Checked>(out, u, hg_f, 439, 1) = uniform64<Checked>(w0, w1, hg_f);
+          hg_at<Checked>(out, u, hg_f, 439, 1) = uniform64<Checked>(w0, w1, hg_f);
         }
       }
     }
@@ -1498,7 +1585,9 @@ extern "C" __global__ void fill_f64(double* out_p, long long out_n, uint32_t k0,
   fillF64<false>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, nullptr);
 }
 extern "C" __global__ void fill_f64_checked(double* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, bool vec, hg_fault* hg_f) {
-  fillF64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, hg_f);
+  hg_fault hg_own = {};
+  fillF64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 449 "kernels.go"
@@ -1537,14 +1626,14 @@ template <bool Checked> HG_DEV void fillU32(hg_slice<uint32_t> out, uint32_t k0,
             hg_stv<Checked, 4>(out, u / 4LL, hg_array<uint32_t, 4>{{x0, x1, x2, x3}}, hg_f, 463, 1);
             continue;
           }
-          hg_ref<Checked>(out, u, hg_f, 466, 1) = x0;
-          hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 467, 1) = x1;
-          hg_ref<Checked>(out, hg_add(u, 2LL), hg_f, 468, 1) = x2;
-          hg_ref<Checked>(out, hg_add(u, 3LL), hg_f, 469, 1) = x3;
+          hg_at<Checked>(out, u, hg_f, 466, 1) = x0;
+          hg_at<Checked>(out, hg_add(u, 1LL), hg_f, 467, 1) = x1;
+          hg_at<Checked>(out, hg_add(u, 2LL), hg_f, 468, 1) = x2;
+          hg_at<Checked>(out, hg_add(u, 3LL), hg_f, 469, 1) = x3;
           continue;
         }
-        hg_ref<Checked>(out, u, hg_f, 472, 1) = (uint32_t)(rangeOf<Checked>(x0, x1, lo0, width, hg_f));
-        hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 473, 1) = (uint32_t)(rangeOf<Checked>(x2, x3, lo0, width, hg_f));
+        hg_at<Checked>(out, u, hg_f, 472, 1) = (uint32_t)(rangeOf<Checked>(x0, x1, lo0, width, hg_f));
+        hg_at<Checked>(out, hg_add(u, 1LL), hg_f, 473, 1) = (uint32_t)(rangeOf<Checked>(x2, x3, lo0, width, hg_f));
         continue;
       }
     }
@@ -1563,10 +1652,10 @@ template <bool Checked> HG_DEV void fillU32(hg_slice<uint32_t> out, uint32_t k0,
       uint32_t w1 = hg_m11.r1;
 #line 483 "kernels.go"
       if (op == 3) {
-        hg_ref<Checked>(out, u, hg_f, 484, 1) = w0;
+        hg_at<Checked>(out, u, hg_f, 484, 1) = w0;
         continue;
       }
-      hg_ref<Checked>(out, u, hg_f, 487, 1) = (uint32_t)(rangeOf<Checked>(w0, w1, lo0, width, hg_f));
+      hg_at<Checked>(out, u, hg_f, 487, 1) = (uint32_t)(rangeOf<Checked>(w0, w1, lo0, width, hg_f));
     }
   }
 }
@@ -1575,7 +1664,9 @@ extern "C" __global__ void fill_u32(uint32_t* out_p, uint32_t k0, uint32_t k1, u
   fillU32<false>(hg_bare(out_p), k0, k1, start, units, op, lo0, width, span, vec, nullptr);
 }
 extern "C" __global__ void fill_u32_checked(uint32_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  fillU32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, vec, hg_f);
+  hg_fault hg_own = {};
+  fillU32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 495 "kernels.go"
@@ -1614,12 +1705,12 @@ template <bool Checked> HG_DEV void fillU64(hg_slice<uint64_t> out, uint32_t k0,
             hg_stv<Checked, 2>(out, u / 2LL, hg_array<uint64_t, 2>{{((uint64_t)(x1) << 32LL) | (uint64_t)(x0), ((uint64_t)(x3) << 32LL) | (uint64_t)(x2)}}, hg_f, 509, 1);
             continue;
           }
-          hg_ref<Checked>(out, u, hg_f, 512, 1) = ((uint64_t)(x1) << 32LL) | (uint64_t)(x0);
-          hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 513, 1) = ((uint64_t)(x3) << 32LL) | (uint64_t)(x2);
+          hg_at<Checked>(out, u, hg_f, 512, 1) = ((uint64_t)(x1) << 32LL) | (uint64_t)(x0);
+          hg_at<Checked>(out, hg_add(u, 1LL), hg_f, 513, 1) = ((uint64_t)(x3) << 32LL) | (uint64_t)(x2);
           continue;
         }
-        hg_ref<Checked>(out, u, hg_f, 516, 1) = rangeOf<Checked>(x0, x1, lo0, width, hg_f);
-        hg_ref<Checked>(out, hg_add(u, 1LL), hg_f, 517, 1) = rangeOf<Checked>(x2, x3, lo0, width, hg_f);
+        hg_at<Checked>(out, u, hg_f, 516, 1) = rangeOf<Checked>(x0, x1, lo0, width, hg_f);
+        hg_at<Checked>(out, hg_add(u, 1LL), hg_f, 517, 1) = rangeOf<Checked>(x2, x3, lo0, width, hg_f);
         continue;
       }
     }
@@ -1638,10 +1729,10 @@ template <bool Checked> HG_DEV void fillU64(hg_slice<uint64_t> out, uint32_t k0,
       uint32_t w1 = hg_m11.r1;
 #line 527 "kernels.go"
       if (op == 3) {
-        hg_ref<Checked>(out, u, hg_f, 528, 1) = ((uint64_t)(w1) << 32LL) | (uint64_t)(w0);
+        hg_at<Checked>(out, u, hg_f, 528, 1) = ((uint64_t)(w1) << 32LL) | (uint64_t)(w0);
         continue;
       }
-      hg_ref<Checked>(out, u, hg_f, 531, 1) = rangeOf<Checked>(w0, w1, lo0, width, hg_f);
+      hg_at<Checked>(out, u, hg_f, 531, 1) = rangeOf<Checked>(w0, w1, lo0, width, hg_f);
     }
   }
 }
@@ -1650,7 +1741,9 @@ extern "C" __global__ void fill_u64(uint64_t* out_p, uint32_t k0, uint32_t k1, u
   fillU64<false>(hg_bare(out_p), k0, k1, start, units, op, lo0, width, span, vec, nullptr);
 }
 extern "C" __global__ void fill_u64_checked(uint64_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, uint64_t lo0, uint64_t width, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  fillU64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, vec, hg_f);
+  hg_fault hg_own = {};
+  fillU64<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, lo0, width, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 67 "span.go"
@@ -1739,10 +1832,10 @@ template <bool Checked> HG_DEV void spanU32(hg_slice<uint32_t> out, uint32_t k0,
     c2 = hg_m14.r2;
     c3 = hg_m14.r3;
 #line 93 "span.go"
-    hg_ref<Checked>(o, 0LL, hg_f, 93, 5) = c0;
-    hg_ref<Checked>(o, 1LL, hg_f, 94, 5) = c1;
-    hg_ref<Checked>(o, 2LL, hg_f, 95, 5) = c2;
-    hg_ref<Checked>(o, 3LL, hg_f, 96, 5) = c3;
+    hg_at<Checked>(o, 0LL, hg_f, 93, 5) = c0;
+    hg_at<Checked>(o, 1LL, hg_f, 94, 5) = c1;
+    hg_at<Checked>(o, 2LL, hg_f, 95, 5) = c2;
+    hg_at<Checked>(o, 3LL, hg_f, 96, 5) = c3;
     o = hg_sub<Checked>(o, 4LL, -1, hg_f, 97, 5);
     b += 1ULL;
   }
@@ -1752,7 +1845,9 @@ extern "C" __global__ void span_u32(uint32_t* out_p, uint32_t k0, uint32_t k1, u
   spanU32<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
 }
 extern "C" __global__ void span_u32_checked(uint32_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
-  spanU32<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+  hg_fault hg_own = {};
+  spanU32<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 117 "span.go"
@@ -1841,10 +1936,10 @@ template <bool Checked> HG_DEV void spanF32(hg_slice<float> out, uint32_t k0, ui
     c2 = hg_m14.r2;
     c3 = hg_m14.r3;
 #line 143 "span.go"
-    hg_ref<Checked>(o, 0LL, hg_f, 143, 5) = uniform32<Checked>(c0, hg_f);
-    hg_ref<Checked>(o, 1LL, hg_f, 144, 5) = uniform32<Checked>(c1, hg_f);
-    hg_ref<Checked>(o, 2LL, hg_f, 145, 5) = uniform32<Checked>(c2, hg_f);
-    hg_ref<Checked>(o, 3LL, hg_f, 146, 5) = uniform32<Checked>(c3, hg_f);
+    hg_at<Checked>(o, 0LL, hg_f, 143, 5) = uniform32<Checked>(c0, hg_f);
+    hg_at<Checked>(o, 1LL, hg_f, 144, 5) = uniform32<Checked>(c1, hg_f);
+    hg_at<Checked>(o, 2LL, hg_f, 145, 5) = uniform32<Checked>(c2, hg_f);
+    hg_at<Checked>(o, 3LL, hg_f, 146, 5) = uniform32<Checked>(c3, hg_f);
     o = hg_sub<Checked>(o, 4LL, -1, hg_f, 147, 5);
     b += 1ULL;
   }
@@ -1854,7 +1949,9 @@ extern "C" __global__ void span_f32(float* out_p, uint32_t k0, uint32_t k1, uint
   spanF32<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
 }
 extern "C" __global__ void span_f32_checked(float* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
-  spanF32<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+  hg_fault hg_own = {};
+  spanF32<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 168 "span.go"
@@ -1943,8 +2040,8 @@ template <bool Checked> HG_DEV void spanU64(hg_slice<uint64_t> out, uint32_t k0,
     c2 = hg_m14.r2;
     c3 = hg_m14.r3;
 #line 194 "span.go"
-    hg_ref<Checked>(o, 0LL, hg_f, 194, 5) = ((uint64_t)(c1) << 32LL) | (uint64_t)(c0);
-    hg_ref<Checked>(o, 1LL, hg_f, 195, 5) = ((uint64_t)(c3) << 32LL) | (uint64_t)(c2);
+    hg_at<Checked>(o, 0LL, hg_f, 194, 5) = ((uint64_t)(c1) << 32LL) | (uint64_t)(c0);
+    hg_at<Checked>(o, 1LL, hg_f, 195, 5) = ((uint64_t)(c3) << 32LL) | (uint64_t)(c2);
     o = hg_sub<Checked>(o, 2LL, -1, hg_f, 196, 5);
     b += 1ULL;
   }
@@ -1954,7 +2051,9 @@ extern "C" __global__ void span_u64(uint64_t* out_p, uint32_t k0, uint32_t k1, u
   spanU64<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
 }
 extern "C" __global__ void span_u64_checked(uint64_t* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
-  spanU64<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+  hg_fault hg_own = {};
+  spanU64<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 216 "span.go"
@@ -2043,8 +2142,8 @@ template <bool Checked> HG_DEV void spanF64(hg_slice<double> out, uint32_t k0, u
     c2 = hg_m14.r2;
     c3 = hg_m14.r3;
 #line 242 "span.go"
-    hg_ref<Checked>(o, 0LL, hg_f, 242, 5) = uniform64<Checked>(c0, c1, hg_f);
-    hg_ref<Checked>(o, 1LL, hg_f, 243, 5) = uniform64<Checked>(c2, c3, hg_f);
+    hg_at<Checked>(o, 0LL, hg_f, 242, 5) = uniform64<Checked>(c0, c1, hg_f);
+    hg_at<Checked>(o, 1LL, hg_f, 243, 5) = uniform64<Checked>(c2, c3, hg_f);
     o = hg_sub<Checked>(o, 2LL, -1, hg_f, 244, 5);
     b += 1ULL;
   }
@@ -2054,7 +2153,9 @@ extern "C" __global__ void span_f64(double* out_p, uint32_t k0, uint32_t k1, uin
   spanF64<false>(hg_bare(out_p), k0, k1, start, n, span, nullptr);
 }
 extern "C" __global__ void span_f64_checked(double* out_p, uint32_t k0, uint32_t k1, uint64_t start, long long n, long long span, long long out_n, hg_fault* hg_f) {
-  spanF64<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, hg_f);
+  hg_fault hg_own = {};
+  spanF64<true>(hg_make_slice(out_p, out_n), k0, k1, start, n, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 269 "span.go"
@@ -2156,10 +2257,10 @@ template <bool Checked> HG_DEV void spanN32(hg_slice<float> out, uint32_t k0, ui
     float z2 = hg_m18.r0;
     float z3 = hg_m18.r1;
 #line 298 "span.go"
-    hg_ref<Checked>(o, 0LL, hg_f, 298, 5) = scaled32<Checked>(z0, mean, std, op, hg_f);
-    hg_ref<Checked>(o, 1LL, hg_f, 299, 5) = scaled32<Checked>(z1, mean, std, op, hg_f);
-    hg_ref<Checked>(o, 2LL, hg_f, 300, 5) = scaled32<Checked>(z2, mean, std, op, hg_f);
-    hg_ref<Checked>(o, 3LL, hg_f, 301, 5) = scaled32<Checked>(z3, mean, std, op, hg_f);
+    hg_at<Checked>(o, 0LL, hg_f, 298, 5) = scaled32<Checked>(z0, mean, std, op, hg_f);
+    hg_at<Checked>(o, 1LL, hg_f, 299, 5) = scaled32<Checked>(z1, mean, std, op, hg_f);
+    hg_at<Checked>(o, 2LL, hg_f, 300, 5) = scaled32<Checked>(z2, mean, std, op, hg_f);
+    hg_at<Checked>(o, 3LL, hg_f, 301, 5) = scaled32<Checked>(z3, mean, std, op, hg_f);
     o = hg_sub<Checked>(o, 4LL, -1, hg_f, 302, 5);
     blk += 1ULL;
   }
@@ -2172,6 +2273,8 @@ extern "C" __global__ void span_n32(float* out_p, long long out_n, uint32_t k0, 
   spanN32<false>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, nullptr);
 }
 extern "C" __global__ void span_n32_checked(float* out_p, long long out_n, uint32_t k0, uint32_t k1, uint64_t start, long long units, int32_t op, double a, double b, long long span, hg_fault* hg_f) {
-  spanN32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, hg_f);
+  hg_fault hg_own = {};
+  spanN32<true>(hg_make_slice(out_p, out_n), k0, k1, start, units, op, a, b, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 

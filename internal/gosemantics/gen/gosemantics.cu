@@ -154,19 +154,47 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// HG_UNLIKELY marks a check's failure: the compiler lays the fault path
+// out of line, so the checked loop stays one straight block.
+#define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -227,7 +255,7 @@ template <class T> HG_DEV T hg_neg(T a) { typedef typename hg_traits<T>::wide W;
 template <class S> HG_DEV bool hg_negative(S s) { return hg_traits<S>::is_signed && s < (S)0; }
 
 template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -236,7 +264,7 @@ template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsig
   return (T)((W)x << s);
 }
 template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -248,7 +276,7 @@ template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsig
 // MinInt and MinInt % -1 is 0, as in Go. Floats divide natively.
 template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line, unsigned file) {
   if (!hg_traits<T>::is_int) return a / b;
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -256,7 +284,7 @@ template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line,
   return (T)(a / b);
 }
 template <bool C, class T> HG_DEV T hg_rem(T a, T b, hg_fault* f, unsigned line, unsigned file) {
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -313,51 +341,98 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
+// An array's checked read loads a.v[0] where i fails (N > 0): the load
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return {};
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
+  T v = a.v[bad ? 0 : i];
+  return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
 // a's first element, in a's address space, where hg_ref gives the global
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return a.v[0];
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
+}
+
+// hg_place is a checked place s[i], a[i] or a[i][j], written by an
+// assignment (operator=: the value first, then the place, as C++17 orders
+// E1 = E2). ok false: the index failed, the fault is recorded, and the
+// write is dropped; p then points at the base, in its address space, and
+// is never written. Unchecked, ok is the constant true and the place is a
+// plain pointer.
+template <class T> struct hg_place {
+  T* p;
+  bool ok;
+  template <class V> __device__ const hg_place& operator=(const V& v) const {
+    if (ok) *p = v;
+    return *this;
+  }
+  // The value at the place, zero where the index failed (a compound
+  // assignment's read).
+  __device__ T get() const {
+    if (HG_UNLIKELY(!ok)) return {};
+    return *p;
+  }
+};
+template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
+}
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
+}
+// a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
+// there) records nothing more.
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
+}
+// hg_ptr is &place for an atomic: a failed place gives the global scratch
+// cell, hg_ptr_shared a shared one, so a shared array's atomics stay
+// shared atomics (atom.shared) and a failed one touches nothing in bounds.
+template <class T> HG_DEV T* hg_ptr(hg_place<T> a) {
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  return a.ok ? a.p : (T*)hg_scratch;
+}
+template <class T> HG_DEV T* hg_ptr_shared(hg_place<T> a) {
+  __shared__ T hg_sink;
+  return a.ok ? a.p : &hg_sink;
 }
 
 // s[lo:hi] (hi < 0: omitted). A bad bound records a fault (checked) and
 // gives an empty slice.
 template <bool C, class T> HG_DEV hg_slice<T> hg_sub(hg_slice<T> s, long long lo, long long hi, hg_fault* f, unsigned line, unsigned file) {
   if (hi < 0) hi = s.n;
-  if (C && ((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
+  if (C && HG_UNLIKELY((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
     hg_fail(f, 3, line, file, (unsigned long long)hi > (unsigned long long)s.c ? hi : lo, s.c);
     return {s.p, 0, 0};
   }
@@ -581,7 +656,7 @@ template <class T, int N> struct __attribute__((aligned(sizeof(T) * N))) hg_vec 
 template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, N> hg_ldv(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
   typedef typename hg_unconst<T>::type U;
   hg_array<U, N> a;
-  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return {};
   }
@@ -590,7 +665,7 @@ template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, 
   return a;
 }
 template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i, hg_array<T, N> a, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return;
   }
@@ -611,107 +686,111 @@ template <bool Checked> HG_DEV void Eval(int64_t x, int64_t y, double f, hg_slic
   int8_t a8 = hg_t1;
   int8_t b8 = hg_t2;
 #line 33 "sem.go"
-  hg_ref<Checked>(o, 0LL, hg_f, 33, 2) = (((uint64_t)((int64_t)(hg_add(a8, b8))) ^ ((uint64_t)((int64_t)(hg_sub(a8, b8))) << 8LL)) ^ ((uint64_t)((int64_t)(hg_mul(a8, b8))) << 16LL)) ^ ((uint64_t)((int64_t)(hg_neg(a8))) << 24LL);
+  hg_at<Checked>(o, 0LL, hg_f, 33, 2) = (((uint64_t)((int64_t)(hg_add(a8, b8))) ^ ((uint64_t)((int64_t)(hg_sub(a8, b8))) << 8LL)) ^ ((uint64_t)((int64_t)(hg_mul(a8, b8))) << 16LL)) ^ ((uint64_t)((int64_t)(hg_neg(a8))) << 24LL);
   int16_t hg_t3 = (int16_t)(x);
   int16_t hg_t4 = (int16_t)(y);
   int16_t a16 = hg_t3;
   int16_t b16 = hg_t4;
 #line 35 "sem.go"
-  hg_ref<Checked>(o, 1LL, hg_f, 35, 2) = (((uint64_t)((int64_t)(hg_add(a16, b16))) ^ ((uint64_t)((int64_t)(hg_sub(a16, b16))) << 16LL)) ^ ((uint64_t)((int64_t)(hg_mul(a16, b16))) << 32LL)) ^ ((uint64_t)((int64_t)(hg_neg(a16))) << 48LL);
+  hg_at<Checked>(o, 1LL, hg_f, 35, 2) = (((uint64_t)((int64_t)(hg_add(a16, b16))) ^ ((uint64_t)((int64_t)(hg_sub(a16, b16))) << 16LL)) ^ ((uint64_t)((int64_t)(hg_mul(a16, b16))) << 32LL)) ^ ((uint64_t)((int64_t)(hg_neg(a16))) << 48LL);
   int32_t hg_t5 = (int32_t)(x);
   int32_t hg_t6 = (int32_t)(y);
   int32_t a32 = hg_t5;
   int32_t b32 = hg_t6;
 #line 37 "sem.go"
-  hg_ref<Checked>(o, 2LL, hg_f, 37, 2) = (uint64_t)((int64_t)(hg_add(a32, b32)));
-  hg_ref<Checked>(o, 3LL, hg_f, 38, 2) = (uint64_t)((int64_t)(hg_sub(a32, b32)));
-  hg_ref<Checked>(o, 4LL, hg_f, 39, 2) = (uint64_t)((int64_t)(hg_mul(a32, b32)));
-  hg_ref<Checked>(o, 5LL, hg_f, 40, 2) = (uint64_t)((int64_t)(hg_neg(a32)));
-  hg_ref<Checked>(o, 6LL, hg_f, 41, 2) = (uint64_t)(hg_add(x, y));
-  hg_ref<Checked>(o, 7LL, hg_f, 42, 2) = (uint64_t)(hg_sub(x, y));
-  hg_ref<Checked>(o, 8LL, hg_f, 43, 2) = (uint64_t)(hg_mul(x, y));
-  hg_ref<Checked>(o, 9LL, hg_f, 44, 2) = (uint64_t)(hg_neg(x));
+  hg_at<Checked>(o, 2LL, hg_f, 37, 2) = (uint64_t)((int64_t)(hg_add(a32, b32)));
+  hg_at<Checked>(o, 3LL, hg_f, 38, 2) = (uint64_t)((int64_t)(hg_sub(a32, b32)));
+  hg_at<Checked>(o, 4LL, hg_f, 39, 2) = (uint64_t)((int64_t)(hg_mul(a32, b32)));
+  hg_at<Checked>(o, 5LL, hg_f, 40, 2) = (uint64_t)((int64_t)(hg_neg(a32)));
+  hg_at<Checked>(o, 6LL, hg_f, 41, 2) = (uint64_t)(hg_add(x, y));
+  hg_at<Checked>(o, 7LL, hg_f, 42, 2) = (uint64_t)(hg_sub(x, y));
+  hg_at<Checked>(o, 8LL, hg_f, 43, 2) = (uint64_t)(hg_mul(x, y));
+  hg_at<Checked>(o, 9LL, hg_f, 44, 2) = (uint64_t)(hg_neg(x));
   long long hg_t7 = (long long)(x);
   long long hg_t8 = (long long)(y);
   long long n = hg_t7;
   long long m = hg_t8;
 #line 46 "sem.go"
-  hg_ref<Checked>(o, 10LL, hg_f, 46, 2) = (uint64_t)(hg_sub(hg_add(hg_mul(n, m), n), m));
+  hg_at<Checked>(o, 10LL, hg_f, 46, 2) = (uint64_t)(hg_sub(hg_add(hg_mul(n, m), n), m));
 #line 48 "sem.go"
   uint8_t hg_t9 = (uint8_t)(x);
   uint8_t hg_t10 = (uint8_t)(y);
   uint8_t u8 = hg_t9;
   uint8_t v8 = hg_t10;
 #line 49 "sem.go"
-  hg_ref<Checked>(o, 11LL, hg_f, 49, 2) = (uint64_t)(hg_add(u8, v8));
-  hg_ref<Checked>(o, 12LL, hg_f, 50, 2) = (uint64_t)(hg_sub(u8, v8));
-  hg_ref<Checked>(o, 13LL, hg_f, 51, 2) = (uint64_t)(hg_mul(u8, v8));
-  hg_ref<Checked>(o, 14LL, hg_f, 52, 2) = ((uint64_t)(hg_neg(u8)) ^ ((uint64_t)((uint8_t)(~u8)) << 8LL)) ^ ((uint64_t)((uint8_t)(u8 & ~v8)) << 16LL);
+  hg_at<Checked>(o, 11LL, hg_f, 49, 2) = (uint64_t)(hg_add(u8, v8));
+  hg_at<Checked>(o, 12LL, hg_f, 50, 2) = (uint64_t)(hg_sub(u8, v8));
+  hg_at<Checked>(o, 13LL, hg_f, 51, 2) = (uint64_t)(hg_mul(u8, v8));
+  hg_at<Checked>(o, 14LL, hg_f, 52, 2) = ((uint64_t)(hg_neg(u8)) ^ ((uint64_t)((uint8_t)(~u8)) << 8LL)) ^ ((uint64_t)((uint8_t)(u8 & ~v8)) << 16LL);
   uint16_t hg_t11 = (uint16_t)(x);
   uint16_t hg_t12 = (uint16_t)(y);
   uint16_t u16 = hg_t11;
   uint16_t v16 = hg_t12;
 #line 54 "sem.go"
-  hg_ref<Checked>(o, 15LL, hg_f, 54, 2) = (uint64_t)(hg_add(u16, v16));
-  hg_ref<Checked>(o, 16LL, hg_f, 55, 2) = (uint64_t)(hg_sub(u16, v16));
-  hg_ref<Checked>(o, 17LL, hg_f, 56, 2) = (uint64_t)(hg_mul(u16, v16));
-  hg_ref<Checked>(o, 18LL, hg_f, 57, 2) = (uint64_t)(hg_neg(u16)) ^ ((uint64_t)((uint16_t)(~u16)) << 16LL);
+  hg_at<Checked>(o, 15LL, hg_f, 54, 2) = (uint64_t)(hg_add(u16, v16));
+  hg_at<Checked>(o, 16LL, hg_f, 55, 2) = (uint64_t)(hg_sub(u16, v16));
+  hg_at<Checked>(o, 17LL, hg_f, 56, 2) = (uint64_t)(hg_mul(u16, v16));
+  hg_at<Checked>(o, 18LL, hg_f, 57, 2) = (uint64_t)(hg_neg(u16)) ^ ((uint64_t)((uint16_t)(~u16)) << 16LL);
   if (hg_add(u8, v8) < u8) {
-    hg_ref<Checked>(o, 19LL, hg_f, 59, 2) = 1ULL;
+    hg_at<Checked>(o, 19LL, hg_f, 59, 2) = 1ULL;
   }
   if ((uint16_t)(hg_mul(u16, v16) / (uint16_t)2) > (uint16_t)30000) {
-    hg_ref<Checked>(o, 19LL, hg_f, 62, 2) |= 2ULL;
+    {
+      auto hg_r13 = hg_at<Checked>(o, 19LL, hg_f, 62, 2);
+      hg_r13 = hg_r13.get() | 2ULL;
+    }
   }
-  uint32_t hg_t13 = (uint32_t)(x);
-  uint32_t hg_t14 = (uint32_t)(y);
-  uint32_t u32 = hg_t13;
-  uint32_t v32 = hg_t14;
+#line 64 "sem.go"
+  uint32_t hg_t14 = (uint32_t)(x);
+  uint32_t hg_t15 = (uint32_t)(y);
+  uint32_t u32 = hg_t14;
+  uint32_t v32 = hg_t15;
 #line 65 "sem.go"
-  hg_ref<Checked>(o, 20LL, hg_f, 65, 2) = (uint64_t)(u32 + v32) ^ ((uint64_t)(u32 - v32) << 32LL);
-  hg_ref<Checked>(o, 21LL, hg_f, 66, 2) = (uint64_t)(u32 * v32);
-  hg_ref<Checked>(o, 22LL, hg_f, 67, 2) = (uint64_t)(x) * (uint64_t)(y);
+  hg_at<Checked>(o, 20LL, hg_f, 65, 2) = (uint64_t)(u32 + v32) ^ ((uint64_t)(u32 - v32) << 32LL);
+  hg_at<Checked>(o, 21LL, hg_f, 66, 2) = (uint64_t)(u32 * v32);
+  hg_at<Checked>(o, 22LL, hg_f, 67, 2) = (uint64_t)(x) * (uint64_t)(y);
 #line 70 "sem.go"
   if (b8 != (int8_t)0) {
-    hg_ref<Checked>(o, 23LL, hg_f, 71, 2) = (uint64_t)((int64_t)(hg_div<Checked>(a8, b8, hg_f, 71, 2))) ^ ((uint64_t)((int64_t)(hg_rem<Checked>(a8, b8, hg_f, 71, 2))) << 8LL);
+    hg_at<Checked>(o, 23LL, hg_f, 71, 2) = (uint64_t)((int64_t)(hg_div<Checked>(a8, b8, hg_f, 71, 2))) ^ ((uint64_t)((int64_t)(hg_rem<Checked>(a8, b8, hg_f, 71, 2))) << 8LL);
   }
   if (b16 != (int16_t)0) {
-    hg_ref<Checked>(o, 24LL, hg_f, 74, 2) = (uint64_t)((int64_t)(hg_div<Checked>(a16, b16, hg_f, 74, 2))) ^ ((uint64_t)((int64_t)(hg_rem<Checked>(a16, b16, hg_f, 74, 2))) << 16LL);
+    hg_at<Checked>(o, 24LL, hg_f, 74, 2) = (uint64_t)((int64_t)(hg_div<Checked>(a16, b16, hg_f, 74, 2))) ^ ((uint64_t)((int64_t)(hg_rem<Checked>(a16, b16, hg_f, 74, 2))) << 16LL);
   }
   if (b32 != 0) {
-    hg_ref<Checked>(o, 25LL, hg_f, 77, 2) = (uint64_t)((int64_t)(hg_div<Checked>(a32, b32, hg_f, 77, 2)));
-    hg_ref<Checked>(o, 26LL, hg_f, 78, 2) = (uint64_t)((int64_t)(hg_rem<Checked>(a32, b32, hg_f, 78, 2)));
+    hg_at<Checked>(o, 25LL, hg_f, 77, 2) = (uint64_t)((int64_t)(hg_div<Checked>(a32, b32, hg_f, 77, 2)));
+    hg_at<Checked>(o, 26LL, hg_f, 78, 2) = (uint64_t)((int64_t)(hg_rem<Checked>(a32, b32, hg_f, 78, 2)));
   }
   if (y != 0LL) {
-    hg_ref<Checked>(o, 27LL, hg_f, 81, 2) = (uint64_t)(hg_div<Checked>(x, y, hg_f, 81, 2));
-    hg_ref<Checked>(o, 28LL, hg_f, 82, 2) = (uint64_t)(hg_rem<Checked>(x, y, hg_f, 82, 2));
+    hg_at<Checked>(o, 27LL, hg_f, 81, 2) = (uint64_t)(hg_div<Checked>(x, y, hg_f, 81, 2));
+    hg_at<Checked>(o, 28LL, hg_f, 82, 2) = (uint64_t)(hg_rem<Checked>(x, y, hg_f, 82, 2));
   }
   if (((v8 != (uint8_t)0) && (v16 != (uint16_t)0)) && (v32 != 0U)) {
-    hg_ref<Checked>(o, 29LL, hg_f, 85, 2) = (((uint64_t)(hg_div<Checked>(u8, v8, hg_f, 85, 2)) ^ ((uint64_t)(hg_rem<Checked>(u8, v8, hg_f, 85, 2)) << 8LL)) ^ ((uint64_t)(hg_div<Checked>(u16, v16, hg_f, 85, 2)) << 16LL)) ^ ((uint64_t)(hg_rem<Checked>(u16, v16, hg_f, 85, 2)) << 32LL);
-    hg_ref<Checked>(o, 30LL, hg_f, 86, 2) = (uint64_t)(hg_div<Checked>(u32, v32, hg_f, 86, 2)) ^ ((uint64_t)(hg_rem<Checked>(u32, v32, hg_f, 86, 2)) << 32LL);
+    hg_at<Checked>(o, 29LL, hg_f, 85, 2) = (((uint64_t)(hg_div<Checked>(u8, v8, hg_f, 85, 2)) ^ ((uint64_t)(hg_rem<Checked>(u8, v8, hg_f, 85, 2)) << 8LL)) ^ ((uint64_t)(hg_div<Checked>(u16, v16, hg_f, 85, 2)) << 16LL)) ^ ((uint64_t)(hg_rem<Checked>(u16, v16, hg_f, 85, 2)) << 32LL);
+    hg_at<Checked>(o, 30LL, hg_f, 86, 2) = (uint64_t)(hg_div<Checked>(u32, v32, hg_f, 86, 2)) ^ ((uint64_t)(hg_rem<Checked>(u32, v32, hg_f, 86, 2)) << 32LL);
   }
-  hg_ref<Checked>(o, 31LL, hg_f, 88, 2) = ((uint64_t)((int64_t)(hg_div<Checked>(a8, (int8_t)-1, hg_f, 88, 2))) ^ ((uint64_t)((int64_t)(hg_div<Checked>(a32, -1, hg_f, 88, 2))) << 8LL)) ^ (uint64_t)(hg_div<Checked>(x, -1LL, hg_f, 88, 2));
-  hg_ref<Checked>(o, 32LL, hg_f, 89, 2) = ((uint64_t)(x / 7LL) ^ ((uint64_t)(x % 7LL) << 1LL)) ^ (uint64_t)((int64_t)(hg_rem<Checked>(a16, (int16_t)-1, hg_f, 89, 2)));
+  hg_at<Checked>(o, 31LL, hg_f, 88, 2) = ((uint64_t)((int64_t)(hg_div<Checked>(a8, (int8_t)-1, hg_f, 88, 2))) ^ ((uint64_t)((int64_t)(hg_div<Checked>(a32, -1, hg_f, 88, 2))) << 8LL)) ^ (uint64_t)(hg_div<Checked>(x, -1LL, hg_f, 88, 2));
+  hg_at<Checked>(o, 32LL, hg_f, 89, 2) = ((uint64_t)(x / 7LL) ^ ((uint64_t)(x % 7LL) << 1LL)) ^ (uint64_t)((int64_t)(hg_rem<Checked>(a16, (int16_t)-1, hg_f, 89, 2)));
 #line 92 "sem.go"
   unsigned long long s = (unsigned long long)(y) & 127ULL;
-  hg_ref<Checked>(o, 33LL, hg_f, 93, 2) = (((uint64_t)(hg_shl<Checked>(u8, s, hg_f, 93, 2)) ^ ((uint64_t)(hg_shr<Checked>(u8, s, hg_f, 93, 2)) << 8LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a8, s, hg_f, 93, 2))) << 16LL)) ^ ((uint64_t)((int64_t)(hg_shr<Checked>(a8, s, hg_f, 93, 2))) << 24LL);
-  hg_ref<Checked>(o, 34LL, hg_f, 94, 2) = (((uint64_t)(hg_shl<Checked>(u16, s, hg_f, 94, 2)) ^ ((uint64_t)(hg_shr<Checked>(u16, s, hg_f, 94, 2)) << 16LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a16, s, hg_f, 94, 2))) << 32LL)) ^ ((uint64_t)((int64_t)(hg_shr<Checked>(a16, s, hg_f, 94, 2))) << 48LL);
-  hg_ref<Checked>(o, 35LL, hg_f, 95, 2) = (uint64_t)(hg_shl<Checked>(u32, s, hg_f, 95, 2)) ^ ((uint64_t)(hg_shr<Checked>(u32, s, hg_f, 95, 2)) << 32LL);
-  hg_ref<Checked>(o, 36LL, hg_f, 96, 2) = (uint64_t)((int64_t)(hg_shl<Checked>(a32, s, hg_f, 96, 2))) ^ ((uint64_t)((int64_t)(hg_shr<Checked>(a32, s, hg_f, 96, 2))) << 32LL);
-  hg_ref<Checked>(o, 37LL, hg_f, 97, 2) = (uint64_t)(hg_shl<Checked>(x, s, hg_f, 97, 2));
-  hg_ref<Checked>(o, 38LL, hg_f, 98, 2) = (uint64_t)(hg_shr<Checked>(x, s, hg_f, 98, 2));
-  hg_ref<Checked>(o, 39LL, hg_f, 99, 2) = hg_shl<Checked>((uint64_t)(x), s, hg_f, 99, 2);
-  hg_ref<Checked>(o, 40LL, hg_f, 100, 2) = hg_shr<Checked>((uint64_t)(x), s, hg_f, 100, 2);
+  hg_at<Checked>(o, 33LL, hg_f, 93, 2) = (((uint64_t)(hg_shl<Checked>(u8, s, hg_f, 93, 2)) ^ ((uint64_t)(hg_shr<Checked>(u8, s, hg_f, 93, 2)) << 8LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a8, s, hg_f, 93, 2))) << 16LL)) ^ ((uint64_t)((int64_t)(hg_shr<Checked>(a8, s, hg_f, 93, 2))) << 24LL);
+  hg_at<Checked>(o, 34LL, hg_f, 94, 2) = (((uint64_t)(hg_shl<Checked>(u16, s, hg_f, 94, 2)) ^ ((uint64_t)(hg_shr<Checked>(u16, s, hg_f, 94, 2)) << 16LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a16, s, hg_f, 94, 2))) << 32LL)) ^ ((uint64_t)((int64_t)(hg_shr<Checked>(a16, s, hg_f, 94, 2))) << 48LL);
+  hg_at<Checked>(o, 35LL, hg_f, 95, 2) = (uint64_t)(hg_shl<Checked>(u32, s, hg_f, 95, 2)) ^ ((uint64_t)(hg_shr<Checked>(u32, s, hg_f, 95, 2)) << 32LL);
+  hg_at<Checked>(o, 36LL, hg_f, 96, 2) = (uint64_t)((int64_t)(hg_shl<Checked>(a32, s, hg_f, 96, 2))) ^ ((uint64_t)((int64_t)(hg_shr<Checked>(a32, s, hg_f, 96, 2))) << 32LL);
+  hg_at<Checked>(o, 37LL, hg_f, 97, 2) = (uint64_t)(hg_shl<Checked>(x, s, hg_f, 97, 2));
+  hg_at<Checked>(o, 38LL, hg_f, 98, 2) = (uint64_t)(hg_shr<Checked>(x, s, hg_f, 98, 2));
+  hg_at<Checked>(o, 39LL, hg_f, 99, 2) = hg_shl<Checked>((uint64_t)(x), s, hg_f, 99, 2);
+  hg_at<Checked>(o, 40LL, hg_f, 100, 2) = hg_shr<Checked>((uint64_t)(x), s, hg_f, 100, 2);
   long long sc = (long long)(y & 7LL);
-  hg_ref<Checked>(o, 41LL, hg_f, 102, 2) = (uint64_t)(hg_shl<Checked>(x, sc, hg_f, 102, 2)) ^ (uint64_t)(hg_shr<Checked>(u8, sc, hg_f, 102, 2));
+  hg_at<Checked>(o, 41LL, hg_f, 102, 2) = (uint64_t)(hg_shl<Checked>(x, sc, hg_f, 102, 2)) ^ (uint64_t)(hg_shr<Checked>(u8, sc, hg_f, 102, 2));
 #line 106 "sem.go"
-  hg_ref<Checked>(o, 42LL, hg_f, 106, 2) = ((((uint64_t)(hg_shl<Checked>(u8, 7LL, hg_f, 106, 2)) ^ ((uint64_t)(hg_shl<Checked>(u16, 15LL, hg_f, 106, 2)) << 8LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a32, 31LL, hg_f, 106, 2))) << 24LL)) ^ ((uint64_t)((int64_t)(a32 >> 31LL)) << 40LL)) ^ (uint64_t)(u32 >> 31LL);
-  hg_ref<Checked>(o, 43LL, hg_f, 107, 2) = ((((uint64_t)(hg_shl<Checked>(x, 63LL, hg_f, 107, 2)) ^ (uint64_t)(x >> 63LL)) ^ ((uint64_t)(x) >> 63LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a8, 7LL, hg_f, 107, 2))) << 8LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a16, 15LL, hg_f, 107, 2))) << 16LL);
+  hg_at<Checked>(o, 42LL, hg_f, 106, 2) = ((((uint64_t)(hg_shl<Checked>(u8, 7LL, hg_f, 106, 2)) ^ ((uint64_t)(hg_shl<Checked>(u16, 15LL, hg_f, 106, 2)) << 8LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a32, 31LL, hg_f, 106, 2))) << 24LL)) ^ ((uint64_t)((int64_t)(a32 >> 31LL)) << 40LL)) ^ (uint64_t)(u32 >> 31LL);
+  hg_at<Checked>(o, 43LL, hg_f, 107, 2) = ((((uint64_t)(hg_shl<Checked>(x, 63LL, hg_f, 107, 2)) ^ (uint64_t)(x >> 63LL)) ^ ((uint64_t)(x) >> 63LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a8, 7LL, hg_f, 107, 2))) << 8LL)) ^ ((uint64_t)((int64_t)(hg_shl<Checked>(a16, 15LL, hg_f, 107, 2))) << 16LL);
 #line 109 "sem.go"
-  hg_ref<Checked>(o, 44LL, hg_f, 109, 2) = ((uint64_t)((int64_t)((int8_t)(u16))) ^ ((uint64_t)((uint16_t)(a8)) << 8LL)) ^ ((uint64_t)((int64_t)((int16_t)(u32))) << 24LL);
-  hg_ref<Checked>(o, 45LL, hg_f, 110, 2) = (uint64_t)((int64_t)((int32_t)((uint64_t)(x) >> 3LL))) ^ ((uint64_t)((uint32_t)(a16)) << 32LL);
+  hg_at<Checked>(o, 44LL, hg_f, 109, 2) = ((uint64_t)((int64_t)((int8_t)(u16))) ^ ((uint64_t)((uint16_t)(a8)) << 8LL)) ^ ((uint64_t)((int64_t)((int16_t)(u32))) << 24LL);
+  hg_at<Checked>(o, 45LL, hg_f, 110, 2) = (uint64_t)((int64_t)((int32_t)((uint64_t)(x) >> 3LL))) ^ ((uint64_t)((uint32_t)(a16)) << 32LL);
 #line 112 "sem.go"
-  hg_ref<Checked>(o, 46LL, hg_f, 112, 2) = (((uint64_t)((int8_t)(a8 & b8)) ^ ((uint64_t)((int64_t)((int16_t)(a16 | b16))) << 8LL)) ^ ((uint64_t)(a32 ^ b32) << 24LL)) ^ (uint64_t)(x & ~y);
-  hg_ref<Checked>(o, 47LL, hg_f, 113, 2) = ((uint64_t)((int8_t)(~a8)) ^ ((uint64_t)((int16_t)(~a16)) << 8LL)) ^ ((uint64_t)(~x) << 24LL);
+  hg_at<Checked>(o, 46LL, hg_f, 112, 2) = (((uint64_t)((int8_t)(a8 & b8)) ^ ((uint64_t)((int64_t)((int16_t)(a16 | b16))) << 8LL)) ^ ((uint64_t)(a32 ^ b32) << 24LL)) ^ (uint64_t)(x & ~y);
+  hg_at<Checked>(o, 47LL, hg_f, 113, 2) = ((uint64_t)((int8_t)(~a8)) ^ ((uint64_t)((int16_t)(~a16)) << 8LL)) ^ ((uint64_t)(~x) << 24LL);
 #line 115 "sem.go"
   int8_t c8 = a8;
   c8 = hg_add(c8, (int8_t)100);
@@ -724,21 +803,21 @@ template <bool Checked> HG_DEV void Eval(int64_t x, int64_t y, double f, hg_slic
   int32_t c32 = a32;
   c32 = hg_mul(c32, 1048576);
   c32 = hg_shr<Checked>(c32, s, hg_f, 125, 2);
-  hg_ref<Checked>(o, 48LL, hg_f, 126, 2) = ((uint64_t)(c8) ^ ((uint64_t)(cu) << 8LL)) ^ ((uint64_t)(c32) << 16LL);
+  hg_at<Checked>(o, 48LL, hg_f, 126, 2) = ((uint64_t)(c8) ^ ((uint64_t)(cu) << 8LL)) ^ ((uint64_t)(c32) << 16LL);
 #line 128 "sem.go"
-  hg_ref<Checked>(o, 49LL, hg_f, 128, 2) = ((uint64_t)(hg_min(x, y)) ^ ((uint64_t)(hg_max(u8, v8)) << 1LL)) ^ (uint64_t)((int64_t)(hg_min(hg_min(a8, b8), (int8_t)0)));
+  hg_at<Checked>(o, 49LL, hg_f, 128, 2) = ((uint64_t)(hg_min(x, y)) ^ ((uint64_t)(hg_max(u8, v8)) << 1LL)) ^ (uint64_t)((int64_t)(hg_min(hg_min(a8, b8), (int8_t)0)));
 #line 131 "sem.go"
   if ((f > -100.0) && (f < 100.0)) {
-    hg_ref<Checked>(o, 50LL, hg_f, 132, 2) = ((uint64_t)((int64_t)((int8_t)(f))) ^ ((uint64_t)((int64_t)((int32_t)(f))) << 8LL)) ^ ((uint64_t)((int64_t)(f)) << 40LL);
+    hg_at<Checked>(o, 50LL, hg_f, 132, 2) = ((uint64_t)((int64_t)((int8_t)(f))) ^ ((uint64_t)((int64_t)((int32_t)(f))) << 8LL)) ^ ((uint64_t)((int64_t)(f)) << 40LL);
   }
   if ((f >= 0.0) && (f < 200.0)) {
-    hg_ref<Checked>(o, 51LL, hg_f, 135, 2) = ((uint64_t)((uint8_t)(f)) ^ ((uint64_t)((uint32_t)(f)) << 8LL)) ^ ((uint64_t)(f) << 40LL);
+    hg_at<Checked>(o, 51LL, hg_f, 135, 2) = ((uint64_t)((uint8_t)(f)) ^ ((uint64_t)((uint32_t)(f)) << 8LL)) ^ ((uint64_t)(f) << 40LL);
   }
-  hg_ref<Checked>(o, 52LL, hg_f, 137, 2) = (uint64_t)((int64_t)((float)(a32))) ^ (uint64_t)((double)(x) / 2.0);
-  hg_ref<Checked>(o, 56LL, hg_f, 138, 2) = (uint64_t)((int64_t)(f));
-  hg_ref<Checked>(o, 57LL, hg_f, 139, 2) = (uint64_t)((int64_t)((int32_t)(f)));
-  hg_ref<Checked>(o, 58LL, hg_f, 140, 2) = (uint64_t)((uint32_t)(f));
-  hg_ref<Checked>(o, 59LL, hg_f, 141, 2) = (uint64_t)((int64_t)((int8_t)(f))) ^ ((uint64_t)((uint8_t)(f)) << 8LL);
+  hg_at<Checked>(o, 52LL, hg_f, 137, 2) = (uint64_t)((int64_t)((float)(a32))) ^ (uint64_t)((double)(x) / 2.0);
+  hg_at<Checked>(o, 56LL, hg_f, 138, 2) = (uint64_t)((int64_t)(f));
+  hg_at<Checked>(o, 57LL, hg_f, 139, 2) = (uint64_t)((int64_t)((int32_t)(f)));
+  hg_at<Checked>(o, 58LL, hg_f, 140, 2) = (uint64_t)((uint32_t)(f));
+  hg_at<Checked>(o, 59LL, hg_f, 141, 2) = (uint64_t)((int64_t)((int8_t)(f))) ^ ((uint64_t)((uint8_t)(f)) << 8LL);
 }
 
 // ---- kernels ----
@@ -755,7 +834,9 @@ extern "C" __global__ void ops(const int64_t* a_p, long long a_n, const int64_t*
   Ops<false>(hg_make_slice(a_p, a_n), hg_bare(b_p), hg_bare(f_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void ops_checked(const int64_t* a_p, long long a_n, const int64_t* b_p, const double* f_p, uint64_t* out_p, long long b_n, long long f_n, long long out_n, hg_fault* hg_f) {
-  Ops<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(f_p, f_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  Ops<true>(hg_make_slice(a_p, a_n), hg_make_slice(b_p, b_n), hg_make_slice(f_p, f_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 149 "sem.go"
@@ -764,20 +845,20 @@ template <bool Checked> HG_DEV void Faults(hg_slice<int32_t> x, long long which,
     long long hg_tag2 = which;
 #line 151 "sem.go"
     if (hg_tag2 == 0LL) {
-      hg_ref<Checked>(out, 0LL, hg_f, 152, 2) = hg_ld<Checked>(x, k, hg_f, 152, 2);
+      hg_at<Checked>(out, 0LL, hg_f, 152, 2) = hg_ld<Checked>(x, k, hg_f, 152, 2);
     } else if (hg_tag2 == 1LL) {
-      hg_ref<Checked>(x, k, hg_f, 154, 2) = 7;
+      hg_at<Checked>(x, k, hg_f, 154, 2) = 7;
     } else if (hg_tag2 == 2LL) {
-      hg_ref<Checked>(out, 0LL, hg_f, 156, 2) = (int32_t)(hg_sub<Checked>(x, k, -1, hg_f, 156, 2).n);
+      hg_at<Checked>(out, 0LL, hg_f, 156, 2) = (int32_t)(hg_sub<Checked>(x, k, -1, hg_f, 156, 2).n);
     } else if (hg_tag2 == 3LL) {
-      hg_ref<Checked>(out, 0LL, hg_f, 158, 2) = hg_div<Checked>(hg_ld<Checked>(x, 0LL, hg_f, 158, 2), (int32_t)(k), hg_f, 158, 2);
+      hg_at<Checked>(out, 0LL, hg_f, 158, 2) = hg_div<Checked>(hg_ld<Checked>(x, 0LL, hg_f, 158, 2), (int32_t)(k), hg_f, 158, 2);
     } else if (hg_tag2 == 4LL) {
-      hg_ref<Checked>(out, 0LL, hg_f, 160, 2) = hg_shl<Checked>(hg_ld<Checked>(x, 0LL, hg_f, 160, 2), k, hg_f, 160, 2);
+      hg_at<Checked>(out, 0LL, hg_f, 160, 2) = hg_shl<Checked>(hg_ld<Checked>(x, 0LL, hg_f, 160, 2), k, hg_f, 160, 2);
     } else if (hg_tag2 == 5LL) {
-      hg_ref<Checked>(out, 0LL, hg_f, 162, 2) = hg_rem<Checked>(hg_ld<Checked>(x, 0LL, hg_f, 162, 2), (int32_t)(k), hg_f, 162, 2);
+      hg_at<Checked>(out, 0LL, hg_f, 162, 2) = hg_rem<Checked>(hg_ld<Checked>(x, 0LL, hg_f, 162, 2), (int32_t)(k), hg_f, 162, 2);
     } else if (hg_tag2 == 6LL) {
       hg_array<int32_t, 4> v = hg_ldv<Checked, 4>(x, k, hg_f, 164, 2);
-      hg_ref<Checked>(out, 0LL, hg_f, 165, 2) = hg_add(v[0LL], v[3LL]);
+      hg_at<Checked>(out, 0LL, hg_f, 165, 2) = hg_add(v[0LL], v[3LL]);
     }
   }
 }
@@ -786,6 +867,8 @@ extern "C" __global__ void faults(int32_t* x_p, long long x_n, long long which, 
   Faults<false>(hg_make_slice(x_p, x_n), which, k, hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void faults_checked(int32_t* x_p, long long x_n, long long which, long long k, int32_t* out_p, long long out_n, hg_fault* hg_f) {
-  Faults<true>(hg_make_slice(x_p, x_n), which, k, hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  Faults<true>(hg_make_slice(x_p, x_n), which, k, hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 

@@ -154,19 +154,47 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// HG_UNLIKELY marks a check's failure: the compiler lays the fault path
+// out of line, so the checked loop stays one straight block.
+#define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -227,7 +255,7 @@ template <class T> HG_DEV T hg_neg(T a) { typedef typename hg_traits<T>::wide W;
 template <class S> HG_DEV bool hg_negative(S s) { return hg_traits<S>::is_signed && s < (S)0; }
 
 template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -236,7 +264,7 @@ template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsig
   return (T)((W)x << s);
 }
 template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -248,7 +276,7 @@ template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsig
 // MinInt and MinInt % -1 is 0, as in Go. Floats divide natively.
 template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line, unsigned file) {
   if (!hg_traits<T>::is_int) return a / b;
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -256,7 +284,7 @@ template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line,
   return (T)(a / b);
 }
 template <bool C, class T> HG_DEV T hg_rem(T a, T b, hg_fault* f, unsigned line, unsigned file) {
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -313,51 +341,98 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
+// An array's checked read loads a.v[0] where i fails (N > 0): the load
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return {};
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
+  T v = a.v[bad ? 0 : i];
+  return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
 // a's first element, in a's address space, where hg_ref gives the global
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return a.v[0];
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
+}
+
+// hg_place is a checked place s[i], a[i] or a[i][j], written by an
+// assignment (operator=: the value first, then the place, as C++17 orders
+// E1 = E2). ok false: the index failed, the fault is recorded, and the
+// write is dropped; p then points at the base, in its address space, and
+// is never written. Unchecked, ok is the constant true and the place is a
+// plain pointer.
+template <class T> struct hg_place {
+  T* p;
+  bool ok;
+  template <class V> __device__ const hg_place& operator=(const V& v) const {
+    if (ok) *p = v;
+    return *this;
+  }
+  // The value at the place, zero where the index failed (a compound
+  // assignment's read).
+  __device__ T get() const {
+    if (HG_UNLIKELY(!ok)) return {};
+    return *p;
+  }
+};
+template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
+}
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
+}
+// a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
+// there) records nothing more.
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
+}
+// hg_ptr is &place for an atomic: a failed place gives the global scratch
+// cell, hg_ptr_shared a shared one, so a shared array's atomics stay
+// shared atomics (atom.shared) and a failed one touches nothing in bounds.
+template <class T> HG_DEV T* hg_ptr(hg_place<T> a) {
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  return a.ok ? a.p : (T*)hg_scratch;
+}
+template <class T> HG_DEV T* hg_ptr_shared(hg_place<T> a) {
+  __shared__ T hg_sink;
+  return a.ok ? a.p : &hg_sink;
 }
 
 // s[lo:hi] (hi < 0: omitted). A bad bound records a fault (checked) and
 // gives an empty slice.
 template <bool C, class T> HG_DEV hg_slice<T> hg_sub(hg_slice<T> s, long long lo, long long hi, hg_fault* f, unsigned line, unsigned file) {
   if (hi < 0) hi = s.n;
-  if (C && ((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
+  if (C && HG_UNLIKELY((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
     hg_fail(f, 3, line, file, (unsigned long long)hi > (unsigned long long)s.c ? hi : lo, s.c);
     return {s.p, 0, 0};
   }
@@ -876,7 +951,7 @@ template <class T, int N> struct __attribute__((aligned(sizeof(T) * N))) hg_vec 
 template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, N> hg_ldv(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
   typedef typename hg_unconst<T>::type U;
   hg_array<U, N> a;
-  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return {};
   }
@@ -885,7 +960,7 @@ template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, 
   return a;
 }
 template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i, hg_array<T, N> a, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return;
   }
@@ -928,7 +1003,7 @@ template <bool Checked, class T> HG_DEV void matMulTile(hg_slice<T> c, hg_slice<
 #line 49 "chain.go"
 template <bool Checked> HG_DEV void stash(float v, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> s = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
-  hg_ref<Checked>(s, (long long)hg_tid_x(), hg_f, 51, 0) = v;
+  hg_at<Checked>(s, (long long)hg_tid_x(), hg_f, 51, 0) = v;
 }
 
 #line 54 "chain.go"
@@ -966,48 +1041,54 @@ template <bool Checked, class T> HG_DEV void matMulTile(hg_slice<T> c, hg_slice<
   long long col = hg_add(hg_mul((long long)hg_bid_x(), 16LL), tx);
   T sum = {};
   for (long long k = 0LL; k < n; k = hg_add(k, 16LL)) {
-    hg_ref<Checked>(hg_ref<Checked>((*as), ty, hg_f, 56, 4), tx, hg_f, 56, 4) = hg_ld<Checked>(a, hg_add(hg_add(hg_mul(row, n), k), tx), hg_f, 56, 4);
-    hg_ref<Checked>(hg_ref<Checked>((*bs), ty, hg_f, 57, 4), tx, hg_f, 57, 4) = hg_ld<Checked>(m, hg_add(hg_mul(hg_add(k, ty), n), col), hg_f, 57, 4);
+    hg_at<Checked>(hg_at<Checked>((*as), ty, hg_f, 56, 4), tx, hg_f, 56, 4) = hg_ld<Checked>(a, hg_add(hg_add(hg_mul(row, n), k), tx), hg_f, 56, 4);
+    hg_at<Checked>(hg_at<Checked>((*bs), ty, hg_f, 57, 4), tx, hg_f, 57, 4) = hg_ld<Checked>(m, hg_add(hg_mul(hg_add(k, ty), n), col), hg_f, 57, 4);
     hg_sync_threads();
+    #pragma unroll
     for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+#line 60 "nested.go"
       sum = hg_add(sum, hg_mul_rn<T>(hg_ld<Checked>(hg_cref<Checked>((*as), ty, hg_f, 60, 4), j, hg_f, 60, 4), hg_ld<Checked>(hg_cref<Checked>((*bs), j, hg_f, 60, 4), tx, hg_f, 60, 4)));
     }
     hg_sync_threads();
   }
-  hg_ref<Checked>(c, hg_add(hg_mul(row, n), col), hg_f, 64, 4) = sum;
+  hg_at<Checked>(c, hg_add(hg_mul(row, n), col), hg_f, 64, 4) = sum;
 }
 
 // ---- kernels ----
 
 #line 15 "chain.go"
 template <bool Checked> HG_DEV void chainSum(hg_slice<const int32_t> in, hg_slice<uint32_t> counter, hg_slice<uint32_t> flags, hg_slice<int64_t> sums, hg_slice<int64_t> out, hg_fault* hg_f) {
-  long long b = hg_ordered_block_id(&hg_ref<Checked>(counter, 0LL, hg_f, 16, 0));
+  long long b = hg_ordered_block_id(hg_ptr(hg_at<Checked>(counter, 0LL, hg_f, 16, 0)));
   if ((long long)hg_tid_x() != 0LL) {
     return;
   }
   int64_t s = {};
+  #pragma unroll
   for (long long j = 0LL; j < 4LL; j = hg_add(j, 1LL)) {
+#line 22 "chain.go"
     hg_array<int32_t, 4> v = hg_ldv<Checked, 4>(in, hg_add(hg_mul(b, 16LL) / 4LL, j), hg_f, 22, 0);
     s = hg_add(s, hg_add(hg_add(hg_add((int64_t)(v[0LL]), (int64_t)(v[1LL])), (int64_t)(v[2LL])), (int64_t)(v[3LL])));
   }
   int64_t prev = {};
   if (b > 0LL) {
-    while (hg_atomic_load<1, 1>(&hg_ref<Checked>(flags, hg_sub(b, 1LL), hg_f, 27, 0)) == 0U) {
+    while (hg_atomic_load<1, 1>(hg_ptr(hg_at<Checked>(flags, hg_sub(b, 1LL), hg_f, 27, 0))) == 0U) {
     }
     prev = hg_ld<Checked>(sums, hg_sub(b, 1LL), hg_f, 29, 0);
   }
-  hg_ref<Checked>(sums, b, hg_f, 31, 0) = hg_add(prev, s);
+  hg_at<Checked>(sums, b, hg_f, 31, 0) = hg_add(prev, s);
   hg_fence_device();
-  hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 33, 0), 1U);
-  hg_ref<Checked>(out, b, hg_f, 34, 0) = hg_add(prev, s);
-  hg_atomic_add_s<0, 2>(&hg_ref<Checked>(counter, 1LL, hg_f, 35, 0), 1U);
+  hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(flags, b, hg_f, 33, 0)), 1U);
+  hg_at<Checked>(out, b, hg_f, 34, 0) = hg_add(prev, s);
+  hg_atomic_add_s<0, 2>(hg_ptr(hg_at<Checked>(counter, 1LL, hg_f, 35, 0)), 1U);
 }
 
 extern "C" __global__ void chain_sum(const int32_t* in_p, uint32_t* counter_p, uint32_t* flags_p, int64_t* sums_p, int64_t* out_p) {
   chainSum<false>(hg_bare(in_p), hg_bare(counter_p), hg_bare(flags_p), hg_bare(sums_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void chain_sum_checked(const int32_t* in_p, uint32_t* counter_p, uint32_t* flags_p, int64_t* sums_p, int64_t* out_p, long long in_n, long long counter_n, long long flags_n, long long sums_n, long long out_n, hg_fault* hg_f) {
-  chainSum<true>(hg_make_slice(in_p, in_n), hg_make_slice(counter_p, counter_n), hg_make_slice(flags_p, flags_n), hg_make_slice(sums_p, sums_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  chainSum<true>(hg_make_slice(in_p, in_n), hg_make_slice(counter_p, counter_n), hg_make_slice(flags_p, flags_n), hg_make_slice(sums_p, sums_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 42 "chain.go"
@@ -1015,14 +1096,16 @@ template <bool Checked> HG_DEV void dynReverse(hg_slice<float> x, unsigned int h
   long long i = hg_global_x();
   stash<Checked>(hg_ld<Checked>(x, i, hg_f, 44, 0), hg_dyn_bytes, hg_f);
   hg_sync_threads();
-  hg_ref<Checked>(x, i, hg_f, 46, 0) = unstash<Checked>(hg_sub(hg_sub((long long)hg_bdim_x(), 1LL), (long long)hg_tid_x()), hg_dyn_bytes, hg_f);
+  hg_at<Checked>(x, i, hg_f, 46, 0) = unstash<Checked>(hg_sub(hg_sub((long long)hg_bdim_x(), 1LL), (long long)hg_tid_x()), hg_dyn_bytes, hg_f);
 }
 
 extern "C" __global__ void dyn_reverse(float* x_p) {
   dynReverse<false>(hg_bare(x_p), 0xffffffffu, nullptr);
 }
 extern "C" __global__ void dyn_reverse_checked(float* x_p, unsigned int hg_dyn_bytes, long long x_n, hg_fault* hg_f) {
-  dynReverse<true>(hg_make_slice(x_p, x_n), hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  dynReverse<true>(hg_make_slice(x_p, x_n), hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 13 "faulty.go"
@@ -1032,7 +1115,7 @@ template <bool Checked> HG_DEV void fill(hg_slice<float> x, float v, int32_t n, 
     long long i = hg_global_x();
 #line 14 "faulty.go"
     if (i < (long long)(n)) {
-      hg_ref<Checked>(x, i, hg_f, 15, 1) = v;
+      hg_at<Checked>(x, i, hg_f, 15, 1) = v;
     }
   }
 }
@@ -1041,7 +1124,9 @@ extern "C" __global__ void fill(float* x_p, float v, int32_t n) {
   fill<false>(hg_bare(x_p), v, n, nullptr);
 }
 extern "C" __global__ void fill_checked(float* x_p, float v, int32_t n, long long x_n, hg_fault* hg_f) {
-  fill<true>(hg_make_slice(x_p, x_n), v, n, hg_f);
+  hg_fault hg_own = {};
+  fill<true>(hg_make_slice(x_p, x_n), v, n, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 22 "faulty.go"
@@ -1052,8 +1137,8 @@ template <bool Checked> HG_DEV void divide(hg_slice<int32_t> x, int32_t d, hg_fa
 #line 23 "faulty.go"
     if (i < x.n) {
       {
-        int32_t& hg_r1 = hg_ref<Checked>(x, i, hg_f, 24, 1);
-        hg_r1 = hg_div<Checked>(hg_r1, d, hg_f, 24, 1);
+        auto hg_r1 = hg_at<Checked>(x, i, hg_f, 24, 1);
+        hg_r1 = hg_div<Checked>(hg_r1.get(), d, hg_f, 24, 1);
       }
     }
   }
@@ -1063,7 +1148,9 @@ extern "C" __global__ void divide(int32_t* x_p, long long x_n, int32_t d) {
   divide<false>(hg_make_slice(x_p, x_n), d, nullptr);
 }
 extern "C" __global__ void divide_checked(int32_t* x_p, long long x_n, int32_t d, hg_fault* hg_f) {
-  divide<true>(hg_make_slice(x_p, x_n), d, hg_f);
+  hg_fault hg_own = {};
+  divide<true>(hg_make_slice(x_p, x_n), d, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 33 "faulty.go"
@@ -1076,7 +1163,7 @@ template <bool Checked> HG_DEV void horner(hg_slice<const float> x, hg_slice<flo
       float v = hg_ld<Checked>(x, i, hg_f, 35, 1);
       float p = hg_fmul_rn(a, v) + b;
       p = hg_fmul_rn(p, v) + c;
-      hg_ref<Checked>(y, i, hg_f, 38, 1) = hg_fmul_rn(p, v) + d;
+      hg_at<Checked>(y, i, hg_f, 38, 1) = hg_fmul_rn(p, v) + d;
     }
   }
 }
@@ -1085,7 +1172,9 @@ extern "C" __global__ void horner(const float* x_p, long long x_n, float* y_p, l
   horner<false>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, nullptr);
 }
 extern "C" __global__ void horner_checked(const float* x_p, long long x_n, float* y_p, long long y_n, float a, float b, float c, float d, hg_fault* hg_f) {
-  horner<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, hg_f);
+  hg_fault hg_own = {};
+  horner<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 45 "faulty.go"
@@ -1098,7 +1187,7 @@ template <bool Checked> HG_DEV void horner64(hg_slice<const double> x, hg_slice<
       double v = hg_ld<Checked>(x, i, hg_f, 47, 1);
       double p = hg_dmul_rn(a, v) + b;
       p = hg_dmul_rn(p, v) + c;
-      hg_ref<Checked>(y, i, hg_f, 50, 1) = hg_dmul_rn(p, v) + d;
+      hg_at<Checked>(y, i, hg_f, 50, 1) = hg_dmul_rn(p, v) + d;
     }
   }
 }
@@ -1107,7 +1196,9 @@ extern "C" __global__ void horner64(const double* x_p, long long x_n, double* y_
   horner64<false>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, nullptr);
 }
 extern "C" __global__ void horner64_checked(const double* x_p, long long x_n, double* y_p, long long y_n, double a, double b, double c, double d, hg_fault* hg_f) {
-  horner64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, hg_f);
+  hg_fault hg_own = {};
+  horner64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), a, b, c, d, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 61 "faulty.go"
@@ -1118,8 +1209,8 @@ template <bool Checked> HG_DEV void quotients(hg_slice<const int32_t> x, hg_slic
 #line 62 "faulty.go"
     if (((i < x.n) && (i < q.n)) && (i < r.n)) {
       auto hg_m1 = divmod<Checked>(hg_ld<Checked>(x, i, hg_f, 63, 1), d, hg_f);
-      hg_ref<Checked>(q, i, hg_f, 63, 1) = hg_m1.r0;
-      hg_ref<Checked>(r, i, hg_f, 63, 1) = hg_m1.r1;
+      hg_at<Checked>(q, i, hg_f, 63, 1) = hg_m1.r0;
+      hg_at<Checked>(r, i, hg_f, 63, 1) = hg_m1.r1;
     }
   }
 }
@@ -1128,7 +1219,9 @@ extern "C" __global__ void quotients(const int32_t* x_p, long long x_n, int32_t*
   quotients<false>(hg_make_slice(x_p, x_n), hg_make_slice(q_p, q_n), hg_make_slice(r_p, r_n), d, nullptr);
 }
 extern "C" __global__ void quotients_checked(const int32_t* x_p, long long x_n, int32_t* q_p, long long q_n, int32_t* r_p, long long r_n, int32_t d, hg_fault* hg_f) {
-  quotients<true>(hg_make_slice(x_p, x_n), hg_make_slice(q_p, q_n), hg_make_slice(r_p, r_n), d, hg_f);
+  hg_fault hg_own = {};
+  quotients<true>(hg_make_slice(x_p, x_n), hg_make_slice(q_p, q_n), hg_make_slice(r_p, r_n), d, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 78 "faulty.go"
@@ -1138,7 +1231,7 @@ template <bool Checked> HG_DEV void pointNorms(hg_slice<const float> x, hg_slice
     long long i = hg_global_x();
 #line 79 "faulty.go"
     if (((i < out.n) && (i < x.n)) && (i < y.n)) {
-      hg_ref<Checked>(out, i, hg_f, 80, 1) = point_norm1<Checked>(point_add<Checked>(point{hg_ld<Checked>(x, i, hg_f, 80, 1), hg_ld<Checked>(y, i, hg_f, 80, 1)}, point{1.0f, -2.0f}, hg_f), hg_f);
+      hg_at<Checked>(out, i, hg_f, 80, 1) = point_norm1<Checked>(point_add<Checked>(point{hg_ld<Checked>(x, i, hg_f, 80, 1), hg_ld<Checked>(y, i, hg_f, 80, 1)}, point{1.0f, -2.0f}, hg_f), hg_f);
     }
   }
 }
@@ -1147,7 +1240,9 @@ extern "C" __global__ void point_norms(const float* x_p, long long x_n, const fl
   pointNorms<false>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), nullptr);
 }
 extern "C" __global__ void point_norms_checked(const float* x_p, long long x_n, const float* y_p, long long y_n, float* out_p, long long out_n, hg_fault* hg_f) {
-  pointNorms<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  pointNorms<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 90 "faulty.go"
@@ -1199,8 +1294,8 @@ template <bool Checked> HG_DEV void strided(hg_slice<const int64_t> c, hg_slice<
 #line 101 "faulty.go"
       int64_t hg_t13 = trips;
       int64_t hg_t14 = last;
-      hg_ref<Checked>(out, hg_mul(2LL, k), hg_f, 101, 1) = hg_t13;
-      hg_ref<Checked>(out, hg_add(hg_mul(2LL, k), 1LL), hg_f, 101, 1) = hg_t14;
+      hg_at<Checked>(out, hg_mul(2LL, k), hg_f, 101, 1) = hg_t13;
+      hg_at<Checked>(out, hg_add(hg_mul(2LL, k), 1LL), hg_f, 101, 1) = hg_t14;
     }
   }
 }
@@ -1209,7 +1304,9 @@ extern "C" __global__ void strided(const int64_t* c_p, long long c_n, int64_t* o
   strided<false>(hg_make_slice(c_p, c_n), hg_make_slice(out_p, out_n), nullptr);
 }
 extern "C" __global__ void strided_checked(const int64_t* c_p, long long c_n, int64_t* out_p, long long out_n, hg_fault* hg_f) {
-  strided<true>(hg_make_slice(c_p, c_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  strided<true>(hg_make_slice(c_p, c_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 109 "faulty.go"
@@ -1229,7 +1326,9 @@ extern "C" __global__ void hello(int32_t n, float scale) {
   hello<false>(n, scale, nullptr);
 }
 extern "C" __global__ void hello_checked(int32_t n, float scale, hg_fault* hg_f) {
-  hello<true>(n, scale, hg_f);
+  hg_fault hg_own = {};
+  hello<true>(n, scale, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 129 "faulty.go"
@@ -1239,8 +1338,12 @@ template <bool Checked> HG_DEV void scaleByCoef(hg_slice<float> x, hg_fault* hg_
     long long i = hg_global_x();
 #line 130 "faulty.go"
     if (i < x.n) {
-      hg_ref<Checked>(x, i, hg_f, 131, 1) *= hg_ld<Checked>(Coef, i % 4LL, hg_f, 131, 1);
-      hg_atomic_add(&hg_ref<Checked>(Hits, i % 2LL, hg_f, 132, 1), 1);
+      {
+        auto hg_r1 = hg_at<Checked>(x, i, hg_f, 131, 1);
+        hg_r1 = hg_r1.get() * hg_ld<Checked>(Coef, i % 4LL, hg_f, 131, 1);
+      }
+#line 132 "faulty.go"
+      hg_atomic_add(hg_ptr(hg_at<Checked>(Hits, i % 2LL, hg_f, 132, 1)), 1);
     }
   }
 }
@@ -1249,7 +1352,9 @@ extern "C" __global__ void scale_by_coef(float* x_p, long long x_n) {
   scaleByCoef<false>(hg_make_slice(x_p, x_n), nullptr);
 }
 extern "C" __global__ void scale_by_coef_checked(float* x_p, long long x_n, hg_fault* hg_f) {
-  scaleByCoef<true>(hg_make_slice(x_p, x_n), hg_f);
+  hg_fault hg_own = {};
+  scaleByCoef<true>(hg_make_slice(x_p, x_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 18 "generic.go"
@@ -1259,7 +1364,7 @@ template <bool Checked, class T> HG_DEV void genericAxpy(T a, hg_slice<const T> 
     long long i = hg_global_x();
 #line 19 "generic.go"
     if (i < y.n) {
-      hg_ref<Checked>(y, i, hg_f, 20, 2) = hg_add(hg_mul_rn<T>(a, hg_ld<Checked>(x, i, hg_f, 20, 2)), hg_ld<Checked>(y, i, hg_f, 20, 2));
+      hg_at<Checked>(y, i, hg_f, 20, 2) = hg_add(hg_mul_rn<T>(a, hg_ld<Checked>(x, i, hg_f, 20, 2)), hg_ld<Checked>(y, i, hg_f, 20, 2));
     }
   }
 }
@@ -1268,21 +1373,27 @@ extern "C" __global__ void generic_axpy_float32(float a, const float* x_p, float
   genericAxpy<false, float>(a, hg_bare(x_p), hg_make_slice(y_p, y_n), nullptr);
 }
 extern "C" __global__ void generic_axpy_float32_checked(float a, const float* x_p, float* y_p, long long y_n, long long x_n, hg_fault* hg_f) {
-  genericAxpy<true, float>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_f);
+  hg_fault hg_own = {};
+  genericAxpy<true, float>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void generic_axpy_int32(int32_t a, const int32_t* x_p, int32_t* y_p, long long y_n) {
   genericAxpy<false, int32_t>(a, hg_bare(x_p), hg_make_slice(y_p, y_n), nullptr);
 }
 extern "C" __global__ void generic_axpy_int32_checked(int32_t a, const int32_t* x_p, int32_t* y_p, long long y_n, long long x_n, hg_fault* hg_f) {
-  genericAxpy<true, int32_t>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_f);
+  hg_fault hg_own = {};
+  genericAxpy<true, int32_t>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void generic_axpy_float64(double a, const double* x_p, double* y_p, long long y_n) {
   genericAxpy<false, double>(a, hg_bare(x_p), hg_make_slice(y_p, y_n), nullptr);
 }
 extern "C" __global__ void generic_axpy_float64_checked(double a, const double* x_p, double* y_p, long long y_n, long long x_n, hg_fault* hg_f) {
-  genericAxpy<true, double>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_f);
+  hg_fault hg_own = {};
+  genericAxpy<true, double>(a, hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 30 "generic.go"
@@ -1291,20 +1402,20 @@ template <bool Checked, class T> HG_DEV void genericBlockSum(hg_slice<const T> i
   hg_array<T, 64>* part = &hg_shared_part;
 #line 32 "generic.go"
   long long tid = (long long)hg_tid_x();
-  hg_ref<Checked>((*part), tid, hg_f, 33, 2) = hg_ld<Checked>(in, hg_global_x(), hg_f, 33, 2);
+  hg_at<Checked>((*part), tid, hg_f, 33, 2) = hg_ld<Checked>(in, hg_global_x(), hg_f, 33, 2);
   hg_sync_threads();
   for (long long s = 32LL; s > 0LL; s = s / 2LL) {
     if (tid < s) {
       {
-        T& hg_r2 = hg_ref<Checked>((*part), tid, hg_f, 37, 2);
-        hg_r2 = hg_add(hg_r2, hg_ld<Checked>((*part), hg_add(tid, s), hg_f, 37, 2));
+        auto hg_r2 = hg_at<Checked>((*part), tid, hg_f, 37, 2);
+        hg_r2 = hg_add(hg_r2.get(), hg_ld<Checked>((*part), hg_add(tid, s), hg_f, 37, 2));
       }
     }
 #line 39 "generic.go"
     hg_sync_threads();
   }
   if (tid == 0LL) {
-    hg_ref<Checked>(out, (long long)hg_bid_x(), hg_f, 42, 2) = (*part)[0LL];
+    hg_at<Checked>(out, (long long)hg_bid_x(), hg_f, 42, 2) = (*part)[0LL];
   }
 }
 
@@ -1312,21 +1423,27 @@ extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_float32(co
   genericBlockSum<false, float>(hg_bare(in_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_float32_checked(const float* in_p, float* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
-  genericBlockSum<true, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  genericBlockSum<true, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_int32(const int32_t* in_p, int32_t* out_p) {
   genericBlockSum<false, int32_t>(hg_bare(in_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_int32_checked(const int32_t* in_p, int32_t* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
-  genericBlockSum<true, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  genericBlockSum<true, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_float64(const double* in_p, double* out_p) {
   genericBlockSum<false, double>(hg_bare(in_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void __launch_bounds__(64, 2) generic_block_sum_float64_checked(const double* in_p, double* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
-  genericBlockSum<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  genericBlockSum<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 51 "generic.go"
@@ -1336,28 +1453,34 @@ template <bool Checked, class T> HG_DEV void genericWarpSum(hg_slice<const T> in
   for (long long d = 16LL; d > 0LL; d = d / 2LL) {
     v = hg_add(v, hg_shfl_xor(v, (long long)(d)));
   }
-  hg_ref<Checked>(out, i, hg_f, 57, 2) = v;
+  hg_at<Checked>(out, i, hg_f, 57, 2) = v;
 }
 
 extern "C" __global__ void generic_warp_sum_float32(const float* in_p, float* out_p) {
   genericWarpSum<false, float>(hg_bare(in_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void generic_warp_sum_float32_checked(const float* in_p, float* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
-  genericWarpSum<true, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  genericWarpSum<true, float>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void generic_warp_sum_int32(const int32_t* in_p, int32_t* out_p) {
   genericWarpSum<false, int32_t>(hg_bare(in_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void generic_warp_sum_int32_checked(const int32_t* in_p, int32_t* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
-  genericWarpSum<true, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  genericWarpSum<true, int32_t>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 extern "C" __global__ void generic_warp_sum_float64(const double* in_p, double* out_p) {
   genericWarpSum<false, double>(hg_bare(in_p), hg_bare(out_p), nullptr);
 }
 extern "C" __global__ void generic_warp_sum_float64_checked(const double* in_p, double* out_p, long long in_n, long long out_n, hg_fault* hg_f) {
-  genericWarpSum<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_f);
+  hg_fault hg_own = {};
+  genericWarpSum<true, double>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 15 "nested.go"
@@ -1378,15 +1501,17 @@ template <bool Checked> HG_DEV void batchedMatMul(hg_slice<float> c, hg_slice<co
   for (long long b = 0LL; b < batches; b = hg_add(b, 1LL)) {
     float sum = {};
     for (long long k = 0LL; k < n; k = hg_add(k, 16LL)) {
-      hg_ref<Checked>(hg_ref<Checked>((*as), ty, hg_f, 24, 4), tx, hg_f, 24, 4) = hg_ld<Checked>(a, hg_add(hg_add(hg_add(hg_mul(hg_mul(b, n), n), hg_mul(row, n)), k), tx), hg_f, 24, 4);
-      hg_ref<Checked>(hg_ref<Checked>((*bs), ty, hg_f, 25, 4), tx, hg_f, 25, 4) = hg_ld<Checked>(m, hg_add(hg_add(hg_mul(hg_mul(b, n), n), hg_mul(hg_add(k, ty), n)), col), hg_f, 25, 4);
+      hg_at<Checked>(hg_at<Checked>((*as), ty, hg_f, 24, 4), tx, hg_f, 24, 4) = hg_ld<Checked>(a, hg_add(hg_add(hg_add(hg_mul(hg_mul(b, n), n), hg_mul(row, n)), k), tx), hg_f, 24, 4);
+      hg_at<Checked>(hg_at<Checked>((*bs), ty, hg_f, 25, 4), tx, hg_f, 25, 4) = hg_ld<Checked>(m, hg_add(hg_add(hg_mul(hg_mul(b, n), n), hg_mul(hg_add(k, ty), n)), col), hg_f, 25, 4);
       hg_sync_threads();
+      #pragma unroll
       for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+#line 28 "nested.go"
         sum += hg_fmul_rn(hg_ld<Checked>(hg_cref<Checked>((*as), ty, hg_f, 28, 4), j, hg_f, 28, 4), hg_ld<Checked>(hg_cref<Checked>((*bs), j, hg_f, 28, 4), tx, hg_f, 28, 4));
       }
       hg_sync_threads();
     }
-    hg_ref<Checked>(c, hg_add(hg_add(hg_mul(hg_mul(b, n), n), hg_mul(row, n)), col), hg_f, 32, 4) = sum;
+    hg_at<Checked>(c, hg_add(hg_add(hg_mul(hg_mul(b, n), n), hg_mul(row, n)), col), hg_f, 32, 4) = sum;
   }
 }
 
@@ -1394,7 +1519,9 @@ extern "C" __global__ void batched_mat_mul(float* c_p, const float* a_p, const f
   batchedMatMul<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(m_p), n, batches, nullptr);
 }
 extern "C" __global__ void batched_mat_mul_checked(float* c_p, const float* a_p, const float* m_p, long long n, long long batches, long long c_n, long long a_n, long long m_n, hg_fault* hg_f) {
-  batchedMatMul<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(m_p, m_n), n, batches, hg_f);
+  hg_fault hg_own = {};
+  batchedMatMul<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(m_p, m_n), n, batches, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 41 "nested.go"
@@ -1414,7 +1541,9 @@ extern "C" __global__ void batched_mat_mul_dev(float* c_p, const float* a_p, con
   batchedMatMulDev<false>(hg_bare(c_p), hg_bare(a_p), hg_bare(m_p), n, batches, nullptr);
 }
 extern "C" __global__ void batched_mat_mul_dev_checked(float* c_p, const float* a_p, const float* m_p, long long n, long long batches, long long c_n, long long a_n, long long m_n, hg_fault* hg_f) {
-  batchedMatMulDev<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(m_p, m_n), n, batches, hg_f);
+  hg_fault hg_own = {};
+  batchedMatMulDev<true>(hg_make_slice(c_p, c_n), hg_make_slice(a_p, a_n), hg_make_slice(m_p, m_n), n, batches, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 18 "warps.go"
@@ -1428,50 +1557,52 @@ template <bool Checked> HG_DEV void warpOps(hg_slice<const int32_t> in, hg_slice
 #line 22 "warps.go"
   hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 16LL), hg_add(hg_mul(i, 16LL), 16LL), hg_f, 22, 5);
   hg_slice<float> of = hg_sub<Checked>(fout, hg_mul(i, 4LL), hg_add(hg_mul(i, 4LL), 4LL), hg_f, 23, 5);
-  hg_ref<Checked>(o, 0LL, hg_f, 24, 5) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_add(hg_mul(lane, 7LL), 3LL)), (long long)(32LL));
-  hg_ref<Checked>(o, 1LL, hg_f, 25, 5) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_neg(lane)), (long long)(8LL));
-  hg_ref<Checked>(o, 2LL, hg_f, 26, 5) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(3LL), (long long)(16LL));
-  hg_ref<Checked>(o, 3LL, hg_f, 27, 5) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(5LL), (long long)(8LL));
-  hg_ref<Checked>(o, 4LL, hg_f, 28, 5) = hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(17LL), (long long)(16LL));
-  hg_ref<Checked>(o, 5LL, hg_f, 29, 5) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(40LL), (long long)(32LL));
-  hg_ref<Checked>(o, 6LL, hg_f, 30, 5) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 7LL, hg_f, 31, 5) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 8LL, hg_f, 32, 5) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 9LL, hg_f, 33, 5) = hg_reduce_and_sync((unsigned long long)(18446744073709551615ULL), v) ^ hg_reduce_or_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 10LL, hg_f, 34, 5) = hg_reduce_xor_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(of, 0LL, hg_f, 35, 5) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), f);
-  hg_ref<Checked>(of, 1LL, hg_f, 36, 5) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), f);
-  hg_ref<Checked>(votes, hg_mul(2LL, i), hg_f, 37, 5) = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), v > 0);
+  hg_at<Checked>(o, 0LL, hg_f, 24, 5) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_add(hg_mul(lane, 7LL), 3LL)), (long long)(32LL));
+  hg_at<Checked>(o, 1LL, hg_f, 25, 5) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_neg(lane)), (long long)(8LL));
+  hg_at<Checked>(o, 2LL, hg_f, 26, 5) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(3LL), (long long)(16LL));
+  hg_at<Checked>(o, 3LL, hg_f, 27, 5) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(5LL), (long long)(8LL));
+  hg_at<Checked>(o, 4LL, hg_f, 28, 5) = hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(17LL), (long long)(16LL));
+  hg_at<Checked>(o, 5LL, hg_f, 29, 5) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(40LL), (long long)(32LL));
+  hg_at<Checked>(o, 6LL, hg_f, 30, 5) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_at<Checked>(o, 7LL, hg_f, 31, 5) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_at<Checked>(o, 8LL, hg_f, 32, 5) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_at<Checked>(o, 9LL, hg_f, 33, 5) = hg_reduce_and_sync((unsigned long long)(18446744073709551615ULL), v) ^ hg_reduce_or_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_at<Checked>(o, 10LL, hg_f, 34, 5) = hg_reduce_xor_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_at<Checked>(of, 0LL, hg_f, 35, 5) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_at<Checked>(of, 1LL, hg_f, 36, 5) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_at<Checked>(votes, hg_mul(2LL, i), hg_f, 37, 5) = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), v > 0);
 #line 39 "warps.go"
 #line 40 "warps.go"
   if (lane < 9LL) {
-    hg_ref<Checked>(o, 11LL, hg_f, 41, 5) = hg_shfl_sync((unsigned long long)(511ULL), v, (long long)(hg_add(lane, 1LL) % 9LL), (long long)(32LL));
-    hg_ref<Checked>(o, 12LL, hg_f, 42, 5) = hg_reduce_add_sync((unsigned long long)(511ULL), v);
-    hg_ref<Checked>(of, 2LL, hg_f, 43, 5) = hg_reduce_add_sync((unsigned long long)(511ULL), f);
-    hg_ref<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 44, 5) = hg_ballot_sync((unsigned long long)(511ULL), v > 0);
+    hg_at<Checked>(o, 11LL, hg_f, 41, 5) = hg_shfl_sync((unsigned long long)(511ULL), v, (long long)(hg_add(lane, 1LL) % 9LL), (long long)(32LL));
+    hg_at<Checked>(o, 12LL, hg_f, 42, 5) = hg_reduce_add_sync((unsigned long long)(511ULL), v);
+    hg_at<Checked>(of, 2LL, hg_f, 43, 5) = hg_reduce_add_sync((unsigned long long)(511ULL), f);
+    hg_at<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 44, 5) = hg_ballot_sync((unsigned long long)(511ULL), v > 0);
     if (hg_any_sync((unsigned long long)(511ULL), v < 0)) {
-      hg_ref<Checked>(o, 13LL, hg_f, 46, 5) = 1;
+      hg_at<Checked>(o, 13LL, hg_f, 46, 5) = 1;
     }
   } else {
 #line 50 "warps.go"
-    hg_ref<Checked>(o, 11LL, hg_f, 50, 5) = hg_shfl_sync((unsigned long long)(4294966784ULL), v, (long long)(hg_add(9LL, hg_sub(lane, 8LL) % 23LL)), (long long)(32LL));
-    hg_ref<Checked>(o, 12LL, hg_f, 51, 5) = hg_reduce_max_sync((unsigned long long)(4294966784ULL), v);
-    hg_ref<Checked>(of, 2LL, hg_f, 52, 5) = hg_reduce_add_sync((unsigned long long)(4294966784ULL), f);
-    hg_ref<Checked>(of, 3LL, hg_f, 53, 5) = hg_reduce_min_sync((unsigned long long)(4294966784ULL), f);
-    hg_ref<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 54, 5) = hg_ballot_sync((unsigned long long)(4294966784ULL), v > 0);
+    hg_at<Checked>(o, 11LL, hg_f, 50, 5) = hg_shfl_sync((unsigned long long)(4294966784ULL), v, (long long)(hg_add(9LL, hg_sub(lane, 8LL) % 23LL)), (long long)(32LL));
+    hg_at<Checked>(o, 12LL, hg_f, 51, 5) = hg_reduce_max_sync((unsigned long long)(4294966784ULL), v);
+    hg_at<Checked>(of, 2LL, hg_f, 52, 5) = hg_reduce_add_sync((unsigned long long)(4294966784ULL), f);
+    hg_at<Checked>(of, 3LL, hg_f, 53, 5) = hg_reduce_min_sync((unsigned long long)(4294966784ULL), f);
+    hg_at<Checked>(votes, hg_add(hg_mul(2LL, i), 1LL), hg_f, 54, 5) = hg_ballot_sync((unsigned long long)(4294966784ULL), v > 0);
     if (hg_all_sync((unsigned long long)(4294966784ULL), v > -1000000)) {
-      hg_ref<Checked>(o, 13LL, hg_f, 56, 5) = 2;
+      hg_at<Checked>(o, 13LL, hg_f, 56, 5) = 2;
     }
   }
-  hg_ref<Checked>(o, 14LL, hg_f, 59, 5) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
+  hg_at<Checked>(o, 14LL, hg_f, 59, 5) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
   hg_sync_warp_mask((unsigned long long)(18446744073709551615ULL));
-  hg_ref<Checked>(o, 15LL, hg_f, 61, 5) = (int32_t)(hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), hg_shl<Checked>((int64_t)(v), 20LL, hg_f, 61, 5), (long long)(31LL), (long long)(32LL)) >> 20LL);
+  hg_at<Checked>(o, 15LL, hg_f, 61, 5) = (int32_t)(hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), hg_shl<Checked>((int64_t)(v), 20LL, hg_f, 61, 5), (long long)(31LL), (long long)(32LL)) >> 20LL);
 }
 
 extern "C" __global__ void warp_ops(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, uint64_t* votes_p) {
   warpOps<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), hg_bare(votes_p), nullptr);
 }
 extern "C" __global__ void warp_ops_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, uint64_t* votes_p, long long in_n, long long fin_n, long long out_n, long long fout_n, long long votes_n, hg_fault* hg_f) {
-  warpOps<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_make_slice(votes_p, votes_n), hg_f);
+  hg_fault hg_own = {};
+  warpOps<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_make_slice(votes_p, votes_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 

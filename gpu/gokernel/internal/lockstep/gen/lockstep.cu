@@ -154,19 +154,47 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// HG_UNLIKELY marks a check's failure: the compiler lays the fault path
+// out of line, so the checked loop stays one straight block.
+#define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -227,7 +255,7 @@ template <class T> HG_DEV T hg_neg(T a) { typedef typename hg_traits<T>::wide W;
 template <class S> HG_DEV bool hg_negative(S s) { return hg_traits<S>::is_signed && s < (S)0; }
 
 template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -236,7 +264,7 @@ template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsig
   return (T)((W)x << s);
 }
 template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -248,7 +276,7 @@ template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsig
 // MinInt and MinInt % -1 is 0, as in Go. Floats divide natively.
 template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line, unsigned file) {
   if (!hg_traits<T>::is_int) return a / b;
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -256,7 +284,7 @@ template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line,
   return (T)(a / b);
 }
 template <bool C, class T> HG_DEV T hg_rem(T a, T b, hg_fault* f, unsigned line, unsigned file) {
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -313,51 +341,98 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
+// An array's checked read loads a.v[0] where i fails (N > 0): the load
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return {};
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
+  T v = a.v[bad ? 0 : i];
+  return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
 // a's first element, in a's address space, where hg_ref gives the global
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return a.v[0];
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
+}
+
+// hg_place is a checked place s[i], a[i] or a[i][j], written by an
+// assignment (operator=: the value first, then the place, as C++17 orders
+// E1 = E2). ok false: the index failed, the fault is recorded, and the
+// write is dropped; p then points at the base, in its address space, and
+// is never written. Unchecked, ok is the constant true and the place is a
+// plain pointer.
+template <class T> struct hg_place {
+  T* p;
+  bool ok;
+  template <class V> __device__ const hg_place& operator=(const V& v) const {
+    if (ok) *p = v;
+    return *this;
+  }
+  // The value at the place, zero where the index failed (a compound
+  // assignment's read).
+  __device__ T get() const {
+    if (HG_UNLIKELY(!ok)) return {};
+    return *p;
+  }
+};
+template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
+}
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
+}
+// a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
+// there) records nothing more.
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
+}
+// hg_ptr is &place for an atomic: a failed place gives the global scratch
+// cell, hg_ptr_shared a shared one, so a shared array's atomics stay
+// shared atomics (atom.shared) and a failed one touches nothing in bounds.
+template <class T> HG_DEV T* hg_ptr(hg_place<T> a) {
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  return a.ok ? a.p : (T*)hg_scratch;
+}
+template <class T> HG_DEV T* hg_ptr_shared(hg_place<T> a) {
+  __shared__ T hg_sink;
+  return a.ok ? a.p : &hg_sink;
 }
 
 // s[lo:hi] (hi < 0: omitted). A bad bound records a fault (checked) and
 // gives an empty slice.
 template <bool C, class T> HG_DEV hg_slice<T> hg_sub(hg_slice<T> s, long long lo, long long hi, hg_fault* f, unsigned line, unsigned file) {
   if (hi < 0) hi = s.n;
-  if (C && ((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
+  if (C && HG_UNLIKELY((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
     hg_fail(f, 3, line, file, (unsigned long long)hi > (unsigned long long)s.c ? hi : lo, s.c);
     return {s.p, 0, 0};
   }
@@ -741,12 +816,12 @@ template <bool Checked> HG_DEV void reduceTo(hg_slice<const float> in, hg_slice<
   long long bs = (long long)hg_bdim_x();
   long long ws = hg_warp_size();
   float sum = hg_ld<Checked>(in, hg_global_x(), hg_f, 209, 0);
-  hg_ref<Checked>((*sdata), tid, hg_f, 210, 0) = sum;
+  hg_at<Checked>((*sdata), tid, hg_f, 210, 0) = sum;
   hg_sync_threads();
   for (long long s = bs / 2LL; s >= hg_mul(2LL, ws); s = s >> 1LL) {
     if (tid < s) {
       sum += hg_ld<Checked>((*sdata), hg_add(tid, s), hg_f, 214, 0);
-      hg_ref<Checked>((*sdata), tid, hg_f, 215, 0) = sum;
+      hg_at<Checked>((*sdata), tid, hg_f, 215, 0) = sum;
     }
     hg_sync_threads();
   }
@@ -756,7 +831,7 @@ template <bool Checked> HG_DEV void reduceTo(hg_slice<const float> in, hg_slice<
       sum += hg_shfl_down(sum, (long long)(off));
     }
     if (tid == 0LL) {
-      hg_ref<Checked>(out, hg_mul((long long)hg_bid_x(), 8LL), hg_f, 225, 0) = sum;
+      hg_at<Checked>(out, hg_mul((long long)hg_bid_x(), 8LL), hg_f, 225, 0) = sum;
     }
   }
 }
@@ -770,7 +845,7 @@ template <bool Checked> HG_DEV int32_t blockSum(int32_t v, hg_array<int32_t, 32>
 #line 234 "kernels.go"
   v = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
   if (lane == 0LL) {
-    hg_ref<Checked>((*part), warp, hg_f, 236, 0) = v;
+    hg_at<Checked>((*part), warp, hg_f, 236, 0) = v;
   }
   hg_sync_threads();
   int32_t s = {};
@@ -803,7 +878,7 @@ template <bool Checked, class T> HG_DEV T warpTotal(T v, hg_array<T, 32>* part, 
   long long w = hg_t5;
 #line 361 "kernels.go"
   if (lane == 0LL) {
-    hg_ref<Checked>((*part), w, hg_f, 362, 0) = v;
+    hg_at<Checked>((*part), w, hg_f, 362, 0) = v;
   }
   hg_sync_threads();
   T s = {};
@@ -822,21 +897,23 @@ template <bool Checked> HG_DEV void shuffles(hg_slice<const int32_t> in, hg_slic
   long long lane = hg_lane();
   int32_t v = hg_ld<Checked>(in, i, hg_f, 21, 0);
   hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 8LL), hg_add(hg_mul(i, 8LL), 8LL), hg_f, 22, 0);
-  hg_ref<Checked>(o, 0LL, hg_f, 23, 0) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_add(hg_mul(lane, 7LL), 3LL)), (long long)(32LL));
-  hg_ref<Checked>(o, 1LL, hg_f, 24, 0) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_neg(lane)), (long long)(8LL));
-  hg_ref<Checked>(o, 2LL, hg_f, 25, 0) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(3LL), (long long)(16LL));
-  hg_ref<Checked>(o, 3LL, hg_f, 26, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(5LL), (long long)(8LL));
-  hg_ref<Checked>(o, 4LL, hg_f, 27, 0) = hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(17LL), (long long)(16LL));
-  hg_ref<Checked>(o, 5LL, hg_f, 28, 0) = hg_add(hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(40LL), (long long)(32LL)), hg_shfl_up(v, (long long)(1LL)));
-  hg_ref<Checked>(o, 6LL, hg_f, 29, 0) = hg_shfl(v, (long long)(hg_sub(hg_add(lane, lane % 3LL), 1LL)));
-  hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 30, 0) = hg_shfl_xor(hg_ld<Checked>(fin, i, hg_f, 30, 0), (long long)(5LL));
+  hg_at<Checked>(o, 0LL, hg_f, 23, 0) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_add(hg_mul(lane, 7LL), 3LL)), (long long)(32LL));
+  hg_at<Checked>(o, 1LL, hg_f, 24, 0) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(hg_neg(lane)), (long long)(8LL));
+  hg_at<Checked>(o, 2LL, hg_f, 25, 0) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(3LL), (long long)(16LL));
+  hg_at<Checked>(o, 3LL, hg_f, 26, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(5LL), (long long)(8LL));
+  hg_at<Checked>(o, 4LL, hg_f, 27, 0) = hg_shfl_xor_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(17LL), (long long)(16LL));
+  hg_at<Checked>(o, 5LL, hg_f, 28, 0) = hg_add(hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(40LL), (long long)(32LL)), hg_shfl_up(v, (long long)(1LL)));
+  hg_at<Checked>(o, 6LL, hg_f, 29, 0) = hg_shfl(v, (long long)(hg_sub(hg_add(lane, lane % 3LL), 1LL)));
+  hg_at<Checked>(fout, hg_mul(i, 8LL), hg_f, 30, 0) = hg_shfl_xor(hg_ld<Checked>(fin, i, hg_f, 30, 0), (long long)(5LL));
 }
 
 extern "C" __global__ void shuffles(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
   shuffles<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void shuffles_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  shuffles<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  shuffles<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 37 "kernels.go"
@@ -844,25 +921,27 @@ template <bool Checked> HG_DEV void nested(hg_slice<const int32_t> in, hg_slice<
   long long i = hg_global_x();
   int32_t v = hg_ld<Checked>(in, i, hg_f, 39, 0);
   hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 8LL), hg_add(hg_mul(i, 8LL), 8LL), hg_f, 40, 0);
-  hg_ref<Checked>(o, 0LL, hg_f, 41, 0) = hg_sub(hg_shfl_down(hg_add(hg_shfl_up(v, (long long)(1LL)), (int32_t)(hg_lane())), (long long)(2LL)), hg_shfl_xor(v, (long long)(3LL)));
+  hg_at<Checked>(o, 0LL, hg_f, 41, 0) = hg_sub(hg_shfl_down(hg_add(hg_shfl_up(v, (long long)(1LL)), (int32_t)(hg_lane())), (long long)(2LL)), hg_shfl_xor(v, (long long)(3LL)));
   for (long long k = 1LL; k < hg_warp_size(); k = hg_mul(k, 3LL)) {
     v = hg_shfl_xor(v, (long long)(k)) ^ hg_shl<Checked>(v, 1LL, hg_f, 43, 0);
     hg_sync_warp();
   }
-  hg_ref<Checked>(o, 1LL, hg_f, 46, 0) = v;
-  hg_ref<Checked>(o, 2LL, hg_f, 47, 0) = mix<Checked>(v, hg_shfl_down(v, (long long)(1LL)), (int32_t)(hg_lane()), hg_f);
+  hg_at<Checked>(o, 1LL, hg_f, 46, 0) = v;
+  hg_at<Checked>(o, 2LL, hg_f, 47, 0) = mix<Checked>(v, hg_shfl_down(v, (long long)(1LL)), (int32_t)(hg_lane()), hg_f);
   float f = hg_ld<Checked>(fin, i, hg_f, 48, 0);
   if (hg_any(f > 1e+06f)) {
     f = -f;
   }
-  hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 52, 0) = f;
+  hg_at<Checked>(fout, hg_mul(i, 8LL), hg_f, 52, 0) = f;
 }
 
 extern "C" __global__ void nested(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
   nested<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void nested_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  nested<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  nested<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 62 "kernels.go"
@@ -873,17 +952,17 @@ template <bool Checked> HG_DEV void votes(hg_slice<const int32_t> in, hg_slice<c
   uint64_t b = hg_ballot(v > 0);
   int32_t hg_t1 = (int32_t)(b);
   int32_t hg_t2 = (int32_t)(b >> 32LL);
-  hg_ref<Checked>(o, 0LL, hg_f, 67, 0) = hg_t1;
-  hg_ref<Checked>(o, 1LL, hg_f, 67, 0) = hg_t2;
+  hg_at<Checked>(o, 0LL, hg_f, 67, 0) = hg_t1;
+  hg_at<Checked>(o, 1LL, hg_f, 67, 0) = hg_t2;
 #line 68 "kernels.go"
   if (hg_all(v > -60000)) {
-    hg_ref<Checked>(o, 2LL, hg_f, 69, 0) = 1;
+    hg_at<Checked>(o, 2LL, hg_f, 69, 0) = 1;
   }
   if (hg_any((v % 97) == 0)) {
-    hg_ref<Checked>(o, 3LL, hg_f, 72, 0) = 1;
+    hg_at<Checked>(o, 3LL, hg_f, 72, 0) = 1;
   }
   if ((hg_lane() & 4LL) == 0LL) {
-    hg_ref<Checked>(o, 4LL, hg_f, 75, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(252645135ULL), (v % 2) == 0));
+    hg_at<Checked>(o, 4LL, hg_f, 75, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(252645135ULL), (v % 2) == 0));
   }
   bool hg_t3 = hg_any_sync((unsigned long long)(18446744073709551615ULL), v > 49000);
   bool hg_t4 = hg_all_sync((unsigned long long)(18446744073709551615ULL), v < 50001);
@@ -891,7 +970,7 @@ template <bool Checked> HG_DEV void votes(hg_slice<const int32_t> in, hg_slice<c
   bool every = hg_t4;
 #line 78 "kernels.go"
   if (some || every) {
-    hg_ref<Checked>(o, 5LL, hg_f, 79, 0) = 1;
+    hg_at<Checked>(o, 5LL, hg_f, 79, 0) = 1;
   }
 }
 
@@ -899,7 +978,9 @@ extern "C" __global__ void votes(const int32_t* in_p, const float* fin_p, int32_
   votes<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void votes_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  votes<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  votes<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 87 "kernels.go"
@@ -911,21 +992,23 @@ template <bool Checked> HG_DEV void reductions(hg_slice<const int32_t> in, hg_sl
   float f = hg_t2;
 #line 90 "kernels.go"
   hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 8LL), hg_add(hg_mul(i, 8LL), 8LL), hg_f, 90, 0);
-  hg_ref<Checked>(o, 0LL, hg_f, 91, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 1LL, hg_f, 92, 0) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 2LL, hg_f, 93, 0) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 3LL, hg_f, 94, 0) = hg_reduce_and_sync((unsigned long long)(18446744073709551615ULL), v) ^ hg_reduce_or_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 4LL, hg_f, 95, 0) = hg_reduce_xor_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 96, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), f);
-  hg_ref<Checked>(fout, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 97, 0) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), f);
-  hg_ref<Checked>(fout, hg_add(hg_mul(i, 8LL), 2LL), hg_f, 98, 0) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_at<Checked>(o, 0LL, hg_f, 91, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_at<Checked>(o, 1LL, hg_f, 92, 0) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_at<Checked>(o, 2LL, hg_f, 93, 0) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_at<Checked>(o, 3LL, hg_f, 94, 0) = hg_reduce_and_sync((unsigned long long)(18446744073709551615ULL), v) ^ hg_reduce_or_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_at<Checked>(o, 4LL, hg_f, 95, 0) = hg_reduce_xor_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_at<Checked>(fout, hg_mul(i, 8LL), hg_f, 96, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_at<Checked>(fout, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 97, 0) = hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), f);
+  hg_at<Checked>(fout, hg_add(hg_mul(i, 8LL), 2LL), hg_f, 98, 0) = hg_reduce_min_sync((unsigned long long)(18446744073709551615ULL), f);
 }
 
 extern "C" __global__ void reductions(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
   reductions<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void reductions_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  reductions<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  reductions<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 105 "kernels.go"
@@ -941,27 +1024,29 @@ template <bool Checked> HG_DEV void masked(hg_slice<const int32_t> in, hg_slice<
 #line 111 "kernels.go"
 #line 112 "kernels.go"
   if (lane < 9LL) {
-    hg_ref<Checked>(o, 0LL, hg_f, 113, 0) = hg_shfl_sync((unsigned long long)(511ULL), v, (long long)(hg_add(lane, 1LL) % 9LL), (long long)(32LL));
-    hg_ref<Checked>(o, 1LL, hg_f, 114, 0) = hg_reduce_add_sync((unsigned long long)(511ULL), v);
-    hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 115, 0) = hg_reduce_add_sync((unsigned long long)(511ULL), f);
-    hg_ref<Checked>(o, 2LL, hg_f, 116, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(511ULL), v > 0));
+    hg_at<Checked>(o, 0LL, hg_f, 113, 0) = hg_shfl_sync((unsigned long long)(511ULL), v, (long long)(hg_add(lane, 1LL) % 9LL), (long long)(32LL));
+    hg_at<Checked>(o, 1LL, hg_f, 114, 0) = hg_reduce_add_sync((unsigned long long)(511ULL), v);
+    hg_at<Checked>(fout, hg_mul(i, 8LL), hg_f, 115, 0) = hg_reduce_add_sync((unsigned long long)(511ULL), f);
+    hg_at<Checked>(o, 2LL, hg_f, 116, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(511ULL), v > 0));
   }
   if (lane >= 9LL) {
-    hg_ref<Checked>(o, 0LL, hg_f, 119, 0) = hg_shfl_sync((unsigned long long)(4294966784ULL), v, (long long)(hg_add(9LL, hg_sub(lane, 8LL) % 23LL)), (long long)(32LL));
-    hg_ref<Checked>(o, 1LL, hg_f, 120, 0) = hg_reduce_max_sync((unsigned long long)(4294966784ULL), v);
-    hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 121, 0) = hg_reduce_add_sync((unsigned long long)(4294966784ULL), f);
-    hg_ref<Checked>(fout, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 122, 0) = hg_reduce_min_sync((unsigned long long)(4294966784ULL), f);
-    hg_ref<Checked>(o, 2LL, hg_f, 123, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(4294966784ULL), v > 0));
+    hg_at<Checked>(o, 0LL, hg_f, 119, 0) = hg_shfl_sync((unsigned long long)(4294966784ULL), v, (long long)(hg_add(9LL, hg_sub(lane, 8LL) % 23LL)), (long long)(32LL));
+    hg_at<Checked>(o, 1LL, hg_f, 120, 0) = hg_reduce_max_sync((unsigned long long)(4294966784ULL), v);
+    hg_at<Checked>(fout, hg_mul(i, 8LL), hg_f, 121, 0) = hg_reduce_add_sync((unsigned long long)(4294966784ULL), f);
+    hg_at<Checked>(fout, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 122, 0) = hg_reduce_min_sync((unsigned long long)(4294966784ULL), f);
+    hg_at<Checked>(o, 2LL, hg_f, 123, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(4294966784ULL), v > 0));
   }
   hg_sync_threads();
-  hg_ref<Checked>(o, 3LL, hg_f, 126, 0) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
+  hg_at<Checked>(o, 3LL, hg_f, 126, 0) = hg_shfl_up_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
 }
 
 extern "C" __global__ void masked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
   masked<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void masked_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  masked<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  masked<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 133 "kernels.go"
@@ -970,16 +1055,16 @@ template <bool Checked> HG_DEV void returned(hg_slice<const int32_t> in, hg_slic
   long long lane = hg_lane();
   int32_t v = hg_ld<Checked>(in, i, hg_f, 136, 0);
   hg_slice<int32_t> o = hg_sub<Checked>(out, hg_mul(i, 8LL), hg_add(hg_mul(i, 8LL), 8LL), hg_f, 137, 0);
-  hg_ref<Checked>(o, 0LL, hg_f, 138, 0) = -1;
+  hg_at<Checked>(o, 0LL, hg_f, 138, 0) = -1;
   if ((lane % 5LL) == 3LL) {
     return;
   }
-  hg_ref<Checked>(o, 1LL, hg_f, 142, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
-  hg_ref<Checked>(o, 2LL, hg_f, 143, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(o, 3LL, hg_f, 144, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(18446744073709551615ULL), v > 0));
+  hg_at<Checked>(o, 1LL, hg_f, 142, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(1LL), (long long)(32LL));
+  hg_at<Checked>(o, 2LL, hg_f, 143, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_at<Checked>(o, 3LL, hg_f, 144, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(18446744073709551615ULL), v > 0));
   if (lane < 20LL) {
-    hg_ref<Checked>(o, 4LL, hg_f, 146, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(2LL), (long long)(32LL));
-    hg_ref<Checked>(o, 5LL, hg_f, 147, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
+    hg_at<Checked>(o, 4LL, hg_f, 146, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(2LL), (long long)(32LL));
+    hg_at<Checked>(o, 5LL, hg_f, 147, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
   }
 }
 
@@ -987,7 +1072,9 @@ extern "C" __global__ void returned(const int32_t* in_p, const float* fin_p, int
   returned<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void returned_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  returned<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  returned<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 156 "kernels.go"
@@ -1010,7 +1097,7 @@ template <bool Checked> HG_DEV void warpScan(hg_slice<const int32_t> in, hg_slic
     }
   }
   if (lane == hg_sub(hg_warp_size(), 1LL)) {
-    hg_ref<Checked>((*sums), warp, hg_f, 169, 0) = v;
+    hg_at<Checked>((*sums), warp, hg_f, 169, 0) = v;
   }
   hg_sync_threads();
   if (warp == 0LL) {
@@ -1026,21 +1113,23 @@ template <bool Checked> HG_DEV void warpScan(hg_slice<const int32_t> in, hg_slic
       }
     }
     if (lane < nw) {
-      hg_ref<Checked>((*sums), lane, hg_f, 185, 0) = s;
+      hg_at<Checked>((*sums), lane, hg_f, 185, 0) = s;
     }
   }
   hg_sync_threads();
   if (warp > 0LL) {
     v = hg_add(v, hg_ld<Checked>((*sums), hg_sub(warp, 1LL), hg_f, 190, 0));
   }
-  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 192, 0) = v;
+  hg_at<Checked>(out, hg_mul(i, 8LL), hg_f, 192, 0) = v;
 }
 
 extern "C" __global__ void warp_scan(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p) {
   warpScan<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void warp_scan_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  warpScan<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  warpScan<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 200 "kernels.go"
@@ -1055,7 +1144,9 @@ extern "C" __global__ void tree_reduce(const int32_t* in_p, const float* fin_p, 
   treeReduce<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void tree_reduce_checked(const int32_t* in_p, const float* fin_p, const int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  treeReduce<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  treeReduce<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 251 "kernels.go"
@@ -1065,16 +1156,18 @@ template <bool Checked> HG_DEV void blockReduce(hg_slice<const int32_t> in, hg_s
 #line 253 "kernels.go"
   long long i = hg_global_x();
   int32_t s = blockSum<Checked>(hg_ld<Checked>(in, i, hg_f, 254, 0), part, hg_f);
-  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 255, 0) = s;
+  hg_at<Checked>(out, hg_mul(i, 8LL), hg_f, 255, 0) = s;
   int32_t s2 = blockSum<Checked>(hg_mul(hg_ld<Checked>(in, i, hg_f, 256, 0), (int32_t)(hg_lane())), part, hg_f);
-  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 257, 0) = hg_sub(s2, s);
+  hg_at<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 257, 0) = hg_sub(s2, s);
 }
 
 extern "C" __global__ void block_reduce(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p) {
   blockReduce<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void block_reduce_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  blockReduce<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  blockReduce<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 264 "kernels.go"
@@ -1086,54 +1179,60 @@ template <bool Checked> HG_DEV void grid2D(hg_slice<const int32_t> in, hg_slice<
 #line 266 "kernels.go"
   long long i = hg_add(hg_mul(hg_add(hg_mul((long long)hg_bid_x(), dim.Y), id.Y), dim.X), id.X);
   int32_t v = hg_ld<Checked>(in, i, hg_f, 267, 0);
-  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 268, 0) = hg_shfl_down(v, (long long)(3LL));
-  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 269, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
-  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 2LL), hg_f, 270, 0) = (int32_t)(hg_lane());
+  hg_at<Checked>(out, hg_mul(i, 8LL), hg_f, 268, 0) = hg_shfl_down(v, (long long)(3LL));
+  hg_at<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 269, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), v);
+  hg_at<Checked>(out, hg_add(hg_mul(i, 8LL), 2LL), hg_f, 270, 0) = (int32_t)(hg_lane());
 }
 
 extern "C" __global__ void grid2_d(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p) {
   grid2D<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void grid2_d_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  grid2D<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  grid2D<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 276 "kernels.go"
 template <bool Checked> HG_DEV void badWidth(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
-  hg_ref<Checked>(out, i, hg_f, 278, 0) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), hg_ld<Checked>(in, i, hg_f, 278, 0), (long long)(0LL), (long long)(12LL));
+  hg_at<Checked>(out, i, hg_f, 278, 0) = hg_shfl_sync((unsigned long long)(18446744073709551615ULL), hg_ld<Checked>(in, i, hg_f, 278, 0), (long long)(0LL), (long long)(12LL));
 }
 
 extern "C" __global__ void bad_width(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p) {
   badWidth<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void bad_width_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  badWidth<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  badWidth<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 284 "kernels.go"
 template <bool Checked> HG_DEV void badMask(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
-  hg_ref<Checked>(out, i, hg_f, 286, 0) = hg_shfl_sync((unsigned long long)(1ULL), hg_ld<Checked>(in, i, hg_f, 286, 0), (long long)(0LL), (long long)(32LL));
+  hg_at<Checked>(out, i, hg_f, 286, 0) = hg_shfl_sync((unsigned long long)(1ULL), hg_ld<Checked>(in, i, hg_f, 286, 0), (long long)(0LL), (long long)(32LL));
 }
 
 extern "C" __global__ void bad_mask(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p) {
   badMask<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void bad_mask_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  badMask<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  badMask<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 293 "kernels.go"
 template <bool Checked> HG_DEV void neverCompletes(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   if (hg_lane() < 16LL) {
-    hg_ref<Checked>(out, i, hg_f, 296, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), hg_ld<Checked>(in, i, hg_f, 296, 0), (long long)(1LL), (long long)(32LL));
+    hg_at<Checked>(out, i, hg_f, 296, 0) = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), hg_ld<Checked>(in, i, hg_f, 296, 0), (long long)(1LL), (long long)(32LL));
   }
   hg_sync_threads();
   {
-    int32_t& hg_r1 = hg_ref<Checked>(out, i, hg_f, 299, 0);
-    hg_r1 = hg_add(hg_r1, 1);
+    auto hg_r1 = hg_at<Checked>(out, i, hg_f, 299, 0);
+    hg_r1 = hg_add(hg_r1.get(), 1);
   }
 }
 
@@ -1141,17 +1240,19 @@ extern "C" __global__ void never_completes(const int32_t* in_p, const float* fin
   neverCompletes<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void never_completes_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  neverCompletes<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  neverCompletes<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 306 "kernels.go"
 template <bool Checked> HG_DEV void mixedMasks(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
-  hg_ref<Checked>(out, i, hg_f, 308, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(252645135ULL | hg_shl<Checked>(1ULL, hg_lane(), hg_f, 308, 0)), hg_ld<Checked>(in, i, hg_f, 308, 0) > 0));
+  hg_at<Checked>(out, i, hg_f, 308, 0) = (int32_t)(hg_ballot_sync((unsigned long long)(252645135ULL | hg_shl<Checked>(1ULL, hg_lane(), hg_f, 308, 0)), hg_ld<Checked>(in, i, hg_f, 308, 0) > 0));
   hg_sync_threads();
   {
-    int32_t& hg_r1 = hg_ref<Checked>(out, i, hg_f, 310, 0);
-    hg_r1 = hg_add(hg_r1, 1);
+    auto hg_r1 = hg_at<Checked>(out, i, hg_f, 310, 0);
+    hg_r1 = hg_add(hg_r1.get(), 1);
   }
 }
 
@@ -1159,24 +1260,28 @@ extern "C" __global__ void mixed_masks(const int32_t* in_p, const float* fin_p, 
   mixedMasks<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void mixed_masks_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  mixedMasks<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  mixedMasks<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 317 "kernels.go"
 template <bool Checked> HG_DEV void uniformReturn(hg_slice<const int32_t> in, hg_slice<const float> fin, hg_slice<int32_t> out, hg_slice<const float> fout, hg_fault* hg_f) {
   long long i = hg_global_x();
   if (((long long)hg_bid_x() % 2LL) == 1LL) {
-    hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 320, 0) = hg_ld<Checked>(in, i, hg_f, 320, 0);
+    hg_at<Checked>(out, hg_mul(i, 8LL), hg_f, 320, 0) = hg_ld<Checked>(in, i, hg_f, 320, 0);
     return;
   }
-  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 323, 0) = hg_shfl_down(hg_ld<Checked>(in, i, hg_f, 323, 0), (long long)(1LL));
+  hg_at<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 323, 0) = hg_shfl_down(hg_ld<Checked>(in, i, hg_f, 323, 0), (long long)(1LL));
 }
 
 extern "C" __global__ void uniform_return(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p) {
   uniformReturn<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void uniform_return_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, const float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  uniformReturn<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  uniformReturn<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 330 "kernels.go"
@@ -1185,22 +1290,24 @@ template <bool Checked> HG_DEV void branches(hg_slice<const int32_t> in, hg_slic
   long long b = (long long)hg_bid_x();
   if ((b % 3LL) == 0LL) {
     int32_t v = hg_shfl_xor(hg_ld<Checked>(in, i, hg_f, 334, 0), (long long)(1LL));
-    hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 335, 0) = v;
+    hg_at<Checked>(out, hg_mul(i, 8LL), hg_f, 335, 0) = v;
   } else if ((b % 3LL) == 1LL) {
-    hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 337, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), hg_ld<Checked>(in, i, hg_f, 337, 0));
+    hg_at<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 337, 0) = hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), hg_ld<Checked>(in, i, hg_f, 337, 0));
     hg_sync_threads();
-    hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 339, 0) = hg_shfl_up(hg_ld<Checked>(fin, i, hg_f, 339, 0), (long long)(3LL));
+    hg_at<Checked>(fout, hg_mul(i, 8LL), hg_f, 339, 0) = hg_shfl_up(hg_ld<Checked>(fin, i, hg_f, 339, 0), (long long)(3LL));
   } else {
-    hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 2LL), hg_f, 341, 0) = (int32_t)(hg_ballot(hg_ld<Checked>(in, i, hg_f, 341, 0) > 0));
+    hg_at<Checked>(out, hg_add(hg_mul(i, 8LL), 2LL), hg_f, 341, 0) = (int32_t)(hg_ballot(hg_ld<Checked>(in, i, hg_f, 341, 0) > 0));
   }
-  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 3LL), hg_f, 343, 0) = hg_shfl_down(hg_ld<Checked>(in, i, hg_f, 343, 0), (long long)(2LL));
+  hg_at<Checked>(out, hg_add(hg_mul(i, 8LL), 3LL), hg_f, 343, 0) = hg_shfl_down(hg_ld<Checked>(in, i, hg_f, 343, 0), (long long)(2LL));
 }
 
 extern "C" __global__ void branches(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
   branches<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void branches_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  branches<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  branches<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 378 "kernels.go"
@@ -1213,12 +1320,14 @@ template <bool Checked> HG_DEV void generic(hg_slice<const int32_t> in, hg_slice
 #line 381 "kernels.go"
   long long i = hg_global_x();
   int32_t s = warpTotal<Checked, int32_t>(hg_ld<Checked>(in, i, hg_f, 382, 0), parti, hg_f);
-  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 383, 0) = s;
+  hg_at<Checked>(out, hg_mul(i, 8LL), hg_f, 383, 0) = s;
   float f = warpTotal<Checked, float>(hg_ld<Checked>(fin, i, hg_f, 384, 0), partf, hg_f);
-  hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 385, 0) = f;
+  hg_at<Checked>(fout, hg_mul(i, 8LL), hg_f, 385, 0) = f;
+  #pragma unroll
   for (long long r = 0LL; r < 2LL; r = hg_add(r, 1LL)) {
+#line 387 "kernels.go"
     s = warpTotal<Checked, int32_t>(hg_add(hg_ld<Checked>(in, i, hg_f, 387, 0), (int32_t)(r)), parti, hg_f);
-    hg_ref<Checked>(out, hg_add(hg_add(hg_mul(i, 8LL), 1LL), r), hg_f, 388, 0) = s;
+    hg_at<Checked>(out, hg_add(hg_add(hg_mul(i, 8LL), 1LL), r), hg_f, 388, 0) = s;
   }
 }
 
@@ -1226,7 +1335,9 @@ extern "C" __global__ void generic(const int32_t* in_p, const float* fin_p, int3
   generic<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void generic_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  generic<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  generic<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 396 "kernels.go"
@@ -1245,15 +1356,17 @@ template <bool Checked> HG_DEV void uniformCount(hg_slice<const int32_t> in, hg_
     v = hg_add(v, hg_shfl_xor(v, (long long)(hg_shl<Checked>(1LL, j, hg_f, 404, 0))));
     f += hg_shfl_xor(f, (long long)(hg_shl<Checked>(1LL, j, hg_f, 405, 0)));
   }
-  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 407, 0) = v;
-  hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 408, 0) = f;
+  hg_at<Checked>(out, hg_mul(i, 8LL), hg_f, 407, 0) = v;
+  hg_at<Checked>(fout, hg_mul(i, 8LL), hg_f, 408, 0) = f;
 }
 
 extern "C" __global__ void uniform_count(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
   uniformCount<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void uniform_count_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  uniformCount<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  uniformCount<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 417 "kernels.go"
@@ -1289,15 +1402,17 @@ template <bool Checked> HG_DEV void logScan(hg_slice<const int32_t> in, hg_slice
       f += n;
     }
   }
-  hg_ref<Checked>(out, hg_mul(i, 8LL), hg_f, 439, 0) = v;
-  hg_ref<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 440, 0) = w;
-  hg_ref<Checked>(fout, hg_mul(i, 8LL), hg_f, 441, 0) = f;
+  hg_at<Checked>(out, hg_mul(i, 8LL), hg_f, 439, 0) = v;
+  hg_at<Checked>(out, hg_add(hg_mul(i, 8LL), 1LL), hg_f, 440, 0) = w;
+  hg_at<Checked>(fout, hg_mul(i, 8LL), hg_f, 441, 0) = f;
 }
 
 extern "C" __global__ void log_scan(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p) {
   logScan<false>(hg_bare(in_p), hg_bare(fin_p), hg_bare(out_p), hg_bare(fout_p), nullptr);
 }
 extern "C" __global__ void log_scan_checked(const int32_t* in_p, const float* fin_p, int32_t* out_p, float* fout_p, long long in_n, long long fin_n, long long out_n, long long fout_n, hg_fault* hg_f) {
-  logScan<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), hg_f);
+  hg_fault hg_own = {};
+  logScan<true>(hg_make_slice(in_p, in_n), hg_make_slice(fin_p, fin_n), hg_make_slice(out_p, out_n), hg_make_slice(fout_p, fout_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
