@@ -20,14 +20,8 @@ import (
 //go:embed gen/prim.cu
 var goKernelsSource string
 
-//go:embed gen/prim.hipfb.zst
-var goKernelsObject0 string
-
 //go:embed gen/prim_sm90.ptx.zst
-var goKernelsObject1 string
-
-//go:embed gen/prim_sm80.ptx.zst
-var goKernelsObject2 string
+var goKernelsObject0 string
 
 // goKernels is the package's Go kernels in every form: the Go functions for
 // the cpu agent, the code objects clang built, and their C++.
@@ -37,7 +31,7 @@ var goKernels = gokernel.New(gokernel.Spec{
 	Source:  goKernelsSource,
 	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64"},
 	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_sort.go", "kernels_types.go", "merge.go", "merge_with.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scan_with.go", "scratch.go", "segmented.go", "select.go", "sort.go", "sort_dispatch_types.go", "sort_onesweep.go", "sort_types.go", "transform.go", "with_device.go"},
-	Objects: []any{gokernel.Zstd("gen/prim.hipfb", goKernelsObject0, 26686136, "18062d9ccf772c10e9967a785f667aec94d32e2fd5ec45abde2c3b8e402d0ac7"), gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject1, 23745436, "a341466f0d7b432ac3cc3477e48a695e08afd92f75d87d16f84b6ce5f946972c"), gokernel.Zstd("gen/prim_sm80.ptx", goKernelsObject2, 23745436, "2604aa3bac7c097bd9a9c3ad1ca7f9017158f51bcc25ab85522247a33fffd153")},
+	Objects: []any{gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject0, 23933530, "1b0c58dce7cea705dfa87265c4bfc743ec928fa67c72545f5dedebb7ba14cf5b")},
 })
 
 // runLengthsArgs is the kernarg layout of run_lengths's C++ entry point.
@@ -324,35 +318,38 @@ type scanLBI32Args struct {
 	in        rocr.ConstPtr[int32]
 	inLen     int64
 	out       rocr.Ptr[int32]
+	outLen    int64
 	agg       rocr.Ptr[int32]
 	incl      rocr.Ptr[int32]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBI32Kernel runs scanLBI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:57: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:60: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
 var scanLBI32Kernel = kernel.Define("scan_lbi32", func(b *kernel.Block, a *scanLBI32Args) {
 	f := kernelimpl.Frame[scanLBI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBI32Frame](t)
-		scanLBI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(256), kernelimpl.Lockstep())
+}, kernel.StaticShared(272), kernelimpl.Lockstep())
 
 // LaunchScanLBI32 launches scanLBI32 (kernels_types.go:53) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], agg buffer.Array[int32], incl buffer.Array[int32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], agg buffer.Array[int32], incl buffer.Array[int32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 0 (in): nil buffer")
 	}
@@ -365,18 +362,18 @@ func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 4 (states): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 5)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
 	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
 }
@@ -418,7 +415,7 @@ var unaryI32Kernel = kernel.Define("unary_i32", func(b *kernel.Block, a *unaryI3
 	}
 })
 
-// LaunchUnaryI32 launches unaryI32 (kernels_types.go:63) on s: grid blocks of block threads, with
+// LaunchUnaryI32 launches unaryI32 (kernels_types.go:68) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], op int32, a int32, span int, vec bool) error {
@@ -478,7 +475,7 @@ var binaryI32Kernel = kernel.Define("binary_i32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryI32 launches binaryI32 (kernels_types.go:74) on s: grid blocks of block threads, with
+// LaunchBinaryI32 launches binaryI32 (kernels_types.go:79) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], y buffer.Array[int32], out buffer.Array[int32], op int32, span int, vec bool) error {
@@ -536,7 +533,7 @@ var segReduceI32Kernel = kernel.Define("seg_reduce_i32", func(b *kernel.Block, a
 	segReduceI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceI32 launches segReduceI32 (kernels_types.go:85) on s: grid blocks of block threads, with
+// LaunchSegReduceI32 launches segReduceI32 (kernels_types.go:90) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], offs buffer.Array[int64], out buffer.Array[int32], id int32, op int32, span int) error {
@@ -593,7 +590,7 @@ var selectCountI32Kernel = kernel.Define("select_count_i32", func(b *kernel.Bloc
 	selectCountI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountI32 launches selectCountI32 (kernels_types.go:93) on s: grid blocks of block threads, with
+// LaunchSelectCountI32 launches selectCountI32 (kernels_types.go:98) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a int32, tile int) error {
@@ -666,7 +663,7 @@ var selectScatterI32Kernel = kernel.Define("select_scatter_i32", func(b *kernel.
 	selectScatterI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterI32 launches selectScatterI32 (kernels_types.go:101) on s: grid blocks of block threads, with
+// LaunchSelectScatterI32 launches selectScatterI32 (kernels_types.go:106) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], out buffer.Array[int32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a int32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -743,7 +740,7 @@ var segScanI32Kernel = kernel.Define("seg_scan_i32", func(b *kernel.Block, a *se
 	segScanI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanI32 launches segScanI32 (kernels_types.go:110) on s: grid blocks of block threads, with
+// LaunchSegScanI32 launches segScanI32 (kernels_types.go:115) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], heads buffer.Array[uint8], out buffer.Array[int32], sums buffer.Array[int32], sumHeads buffer.Array[uint8], carryIn buffer.Array[int32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -790,7 +787,7 @@ type reduceU32Args struct {
 }
 
 // reduceU32Kernel runs reduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:124: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:129: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduceU32Args) {
 	f := kernelimpl.Frame[reduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -805,7 +802,7 @@ var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchReduceU32 launches reduceU32 (kernels_types.go:121) on s: grid blocks of block threads, with
+// LaunchReduceU32 launches reduceU32 (kernels_types.go:126) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], id uint32, op int32, span int, vec bool) error {
@@ -842,7 +839,7 @@ type argReduceU32Args struct {
 }
 
 // argReduceU32Kernel runs argReduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:138: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:143: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a *argReduceU32Args) {
 	f := kernelimpl.Frame[argReduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -859,7 +856,7 @@ var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:133) on s: grid blocks of block threads, with
+// LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:138) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], inI buffer.Array[int64], outV buffer.Array[uint32], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -915,7 +912,7 @@ var scanUpU32Kernel = kernel.Define("scan_up_u32", func(b *kernel.Block, a *scan
 	scanUpU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanUpU32 launches scanUpU32 (kernels_types.go:147) on s: grid blocks of block threads, with
+// LaunchScanUpU32 launches scanUpU32 (kernels_types.go:152) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], sums buffer.Array[uint32], tile int, tpb int) error {
@@ -971,7 +968,7 @@ var scanU32Kernel = kernel.Define("scan_u32", func(b *kernel.Block, a *scanU32Ar
 	scanU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanU32 launches scanU32 (kernels_types.go:155) on s: grid blocks of block threads, with
+// LaunchScanU32 launches scanU32 (kernels_types.go:160) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], offs buffer.Array[uint32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -1002,35 +999,38 @@ type scanLBU32Args struct {
 	in        rocr.ConstPtr[uint32]
 	inLen     int64
 	out       rocr.Ptr[uint32]
+	outLen    int64
 	agg       rocr.Ptr[uint32]
 	incl      rocr.Ptr[uint32]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBU32Kernel runs scanLBU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:168: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:176: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
 var scanLBU32Kernel = kernel.Define("scan_lbu32", func(b *kernel.Block, a *scanLBU32Args) {
 	f := kernelimpl.Frame[scanLBU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBU32Frame](t)
-		scanLBU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(256), kernelimpl.Lockstep())
+}, kernel.StaticShared(272), kernelimpl.Lockstep())
 
-// LaunchScanLBU32 launches scanLBU32 (kernels_types.go:164) on s: grid blocks of block threads, with
+// LaunchScanLBU32 launches scanLBU32 (kernels_types.go:169) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], agg buffer.Array[uint32], incl buffer.Array[uint32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], agg buffer.Array[uint32], incl buffer.Array[uint32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 0 (in): nil buffer")
 	}
@@ -1043,18 +1043,18 @@ func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 4 (states): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 16)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
 	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
 }
@@ -1096,7 +1096,7 @@ var unaryU32Kernel = kernel.Define("unary_u32", func(b *kernel.Block, a *unaryU3
 	}
 })
 
-// LaunchUnaryU32 launches unaryU32 (kernels_types.go:174) on s: grid blocks of block threads, with
+// LaunchUnaryU32 launches unaryU32 (kernels_types.go:184) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], op int32, a uint32, span int, vec bool) error {
@@ -1156,7 +1156,7 @@ var binaryU32Kernel = kernel.Define("binary_u32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryU32 launches binaryU32 (kernels_types.go:185) on s: grid blocks of block threads, with
+// LaunchBinaryU32 launches binaryU32 (kernels_types.go:195) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint32], y buffer.Array[uint32], out buffer.Array[uint32], op int32, span int, vec bool) error {
@@ -1214,7 +1214,7 @@ var segReduceU32Kernel = kernel.Define("seg_reduce_u32", func(b *kernel.Block, a
 	segReduceU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceU32 launches segReduceU32 (kernels_types.go:196) on s: grid blocks of block threads, with
+// LaunchSegReduceU32 launches segReduceU32 (kernels_types.go:206) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], offs buffer.Array[int64], out buffer.Array[uint32], id uint32, op int32, span int) error {
@@ -1271,7 +1271,7 @@ var selectCountU32Kernel = kernel.Define("select_count_u32", func(b *kernel.Bloc
 	selectCountU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountU32 launches selectCountU32 (kernels_types.go:204) on s: grid blocks of block threads, with
+// LaunchSelectCountU32 launches selectCountU32 (kernels_types.go:214) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a uint32, tile int) error {
@@ -1344,7 +1344,7 @@ var selectScatterU32Kernel = kernel.Define("select_scatter_u32", func(b *kernel.
 	selectScatterU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterU32 launches selectScatterU32 (kernels_types.go:212) on s: grid blocks of block threads, with
+// LaunchSelectScatterU32 launches selectScatterU32 (kernels_types.go:222) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], out buffer.Array[uint32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a uint32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -1421,7 +1421,7 @@ var segScanU32Kernel = kernel.Define("seg_scan_u32", func(b *kernel.Block, a *se
 	segScanU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanU32 launches segScanU32 (kernels_types.go:221) on s: grid blocks of block threads, with
+// LaunchSegScanU32 launches segScanU32 (kernels_types.go:231) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], heads buffer.Array[uint8], out buffer.Array[uint32], sums buffer.Array[uint32], sumHeads buffer.Array[uint8], carryIn buffer.Array[uint32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -1468,7 +1468,7 @@ type reduceI64Args struct {
 }
 
 // reduceI64Kernel runs reduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:235: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:245: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduceI64Args) {
 	f := kernelimpl.Frame[reduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1483,7 +1483,7 @@ var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceI64 launches reduceI64 (kernels_types.go:232) on s: grid blocks of block threads, with
+// LaunchReduceI64 launches reduceI64 (kernels_types.go:242) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int, vec bool) error {
@@ -1520,7 +1520,7 @@ type argReduceI64Args struct {
 }
 
 // argReduceI64Kernel runs argReduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:249: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:259: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a *argReduceI64Args) {
 	f := kernelimpl.Frame[argReduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1537,7 +1537,7 @@ var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:244) on s: grid blocks of block threads, with
+// LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:254) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], inI buffer.Array[int64], outV buffer.Array[int64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -1593,7 +1593,7 @@ var scanUpI64Kernel = kernel.Define("scan_up_i64", func(b *kernel.Block, a *scan
 	scanUpI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpI64 launches scanUpI64 (kernels_types.go:258) on s: grid blocks of block threads, with
+// LaunchScanUpI64 launches scanUpI64 (kernels_types.go:268) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], sums buffer.Array[int64], tile int, tpb int) error {
@@ -1649,7 +1649,7 @@ var scanI64Kernel = kernel.Define("scan_i64", func(b *kernel.Block, a *scanI64Ar
 	scanI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanI64 launches scanI64 (kernels_types.go:266) on s: grid blocks of block threads, with
+// LaunchScanI64 launches scanI64 (kernels_types.go:276) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], offs buffer.Array[int64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -1680,35 +1680,38 @@ type scanLBI64Args struct {
 	in        rocr.ConstPtr[int64]
 	inLen     int64
 	out       rocr.Ptr[int64]
+	outLen    int64
 	agg       rocr.Ptr[int64]
 	incl      rocr.Ptr[int64]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBI64Kernel runs scanLBI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:279: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:292: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
 var scanLBI64Kernel = kernel.Define("scan_lbi64", func(b *kernel.Block, a *scanLBI64Args) {
 	f := kernelimpl.Frame[scanLBI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBI64Frame](t)
-		scanLBI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(512), kernelimpl.Lockstep())
+}, kernel.StaticShared(528), kernelimpl.Lockstep())
 
-// LaunchScanLBI64 launches scanLBI64 (kernels_types.go:275) on s: grid blocks of block threads, with
+// LaunchScanLBI64 launches scanLBI64 (kernels_types.go:285) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], agg buffer.Array[int64], incl buffer.Array[int64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], agg buffer.Array[int64], incl buffer.Array[int64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 0 (in): nil buffer")
 	}
@@ -1721,18 +1724,18 @@ func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 4 (states): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 27)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
 	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
 }
@@ -1774,7 +1777,7 @@ var unaryI64Kernel = kernel.Define("unary_i64", func(b *kernel.Block, a *unaryI6
 	}
 })
 
-// LaunchUnaryI64 launches unaryI64 (kernels_types.go:285) on s: grid blocks of block threads, with
+// LaunchUnaryI64 launches unaryI64 (kernels_types.go:300) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], op int32, a int64, span int, vec bool) error {
@@ -1834,7 +1837,7 @@ var binaryI64Kernel = kernel.Define("binary_i64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryI64 launches binaryI64 (kernels_types.go:296) on s: grid blocks of block threads, with
+// LaunchBinaryI64 launches binaryI64 (kernels_types.go:311) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int64], y buffer.Array[int64], out buffer.Array[int64], op int32, span int, vec bool) error {
@@ -1892,7 +1895,7 @@ var segReduceI64Kernel = kernel.Define("seg_reduce_i64", func(b *kernel.Block, a
 	segReduceI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceI64 launches segReduceI64 (kernels_types.go:307) on s: grid blocks of block threads, with
+// LaunchSegReduceI64 launches segReduceI64 (kernels_types.go:322) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], offs buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int) error {
@@ -1949,7 +1952,7 @@ var selectCountI64Kernel = kernel.Define("select_count_i64", func(b *kernel.Bloc
 	selectCountI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountI64 launches selectCountI64 (kernels_types.go:315) on s: grid blocks of block threads, with
+// LaunchSelectCountI64 launches selectCountI64 (kernels_types.go:330) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a int64, tile int) error {
@@ -2022,7 +2025,7 @@ var selectScatterI64Kernel = kernel.Define("select_scatter_i64", func(b *kernel.
 	selectScatterI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterI64 launches selectScatterI64 (kernels_types.go:323) on s: grid blocks of block threads, with
+// LaunchSelectScatterI64 launches selectScatterI64 (kernels_types.go:338) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], out buffer.Array[int64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a int64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -2099,7 +2102,7 @@ var segScanI64Kernel = kernel.Define("seg_scan_i64", func(b *kernel.Block, a *se
 	segScanI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanI64 launches segScanI64 (kernels_types.go:332) on s: grid blocks of block threads, with
+// LaunchSegScanI64 launches segScanI64 (kernels_types.go:347) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], heads buffer.Array[uint8], out buffer.Array[int64], sums buffer.Array[int64], sumHeads buffer.Array[uint8], carryIn buffer.Array[int64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -2146,7 +2149,7 @@ type reduceU64Args struct {
 }
 
 // reduceU64Kernel runs reduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:346: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:361: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduceU64Args) {
 	f := kernelimpl.Frame[reduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2161,7 +2164,7 @@ var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceU64 launches reduceU64 (kernels_types.go:343) on s: grid blocks of block threads, with
+// LaunchReduceU64 launches reduceU64 (kernels_types.go:358) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], id uint64, op int32, span int, vec bool) error {
@@ -2198,7 +2201,7 @@ type argReduceU64Args struct {
 }
 
 // argReduceU64Kernel runs argReduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:360: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:375: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a *argReduceU64Args) {
 	f := kernelimpl.Frame[argReduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2215,7 +2218,7 @@ var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:355) on s: grid blocks of block threads, with
+// LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:370) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], inI buffer.Array[int64], outV buffer.Array[uint64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -2271,7 +2274,7 @@ var scanUpU64Kernel = kernel.Define("scan_up_u64", func(b *kernel.Block, a *scan
 	scanUpU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpU64 launches scanUpU64 (kernels_types.go:369) on s: grid blocks of block threads, with
+// LaunchScanUpU64 launches scanUpU64 (kernels_types.go:384) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], sums buffer.Array[uint64], tile int, tpb int) error {
@@ -2327,7 +2330,7 @@ var scanU64Kernel = kernel.Define("scan_u64", func(b *kernel.Block, a *scanU64Ar
 	scanU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanU64 launches scanU64 (kernels_types.go:377) on s: grid blocks of block threads, with
+// LaunchScanU64 launches scanU64 (kernels_types.go:392) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], offs buffer.Array[uint64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -2358,35 +2361,38 @@ type scanLBU64Args struct {
 	in        rocr.ConstPtr[uint64]
 	inLen     int64
 	out       rocr.Ptr[uint64]
+	outLen    int64
 	agg       rocr.Ptr[uint64]
 	incl      rocr.Ptr[uint64]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBU64Kernel runs scanLBU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:390: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:408: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
 var scanLBU64Kernel = kernel.Define("scan_lbu64", func(b *kernel.Block, a *scanLBU64Args) {
 	f := kernelimpl.Frame[scanLBU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBU64Frame](t)
-		scanLBU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(512), kernelimpl.Lockstep())
+}, kernel.StaticShared(528), kernelimpl.Lockstep())
 
-// LaunchScanLBU64 launches scanLBU64 (kernels_types.go:386) on s: grid blocks of block threads, with
+// LaunchScanLBU64 launches scanLBU64 (kernels_types.go:401) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], agg buffer.Array[uint64], incl buffer.Array[uint64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], agg buffer.Array[uint64], incl buffer.Array[uint64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 0 (in): nil buffer")
 	}
@@ -2399,18 +2405,18 @@ func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 4 (states): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 38)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
 	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
 }
@@ -2452,7 +2458,7 @@ var unaryU64Kernel = kernel.Define("unary_u64", func(b *kernel.Block, a *unaryU6
 	}
 })
 
-// LaunchUnaryU64 launches unaryU64 (kernels_types.go:396) on s: grid blocks of block threads, with
+// LaunchUnaryU64 launches unaryU64 (kernels_types.go:416) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], op int32, a uint64, span int, vec bool) error {
@@ -2512,7 +2518,7 @@ var binaryU64Kernel = kernel.Define("binary_u64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryU64 launches binaryU64 (kernels_types.go:407) on s: grid blocks of block threads, with
+// LaunchBinaryU64 launches binaryU64 (kernels_types.go:427) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint64], y buffer.Array[uint64], out buffer.Array[uint64], op int32, span int, vec bool) error {
@@ -2570,7 +2576,7 @@ var segReduceU64Kernel = kernel.Define("seg_reduce_u64", func(b *kernel.Block, a
 	segReduceU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceU64 launches segReduceU64 (kernels_types.go:418) on s: grid blocks of block threads, with
+// LaunchSegReduceU64 launches segReduceU64 (kernels_types.go:438) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], offs buffer.Array[int64], out buffer.Array[uint64], id uint64, op int32, span int) error {
@@ -2627,7 +2633,7 @@ var selectCountU64Kernel = kernel.Define("select_count_u64", func(b *kernel.Bloc
 	selectCountU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountU64 launches selectCountU64 (kernels_types.go:426) on s: grid blocks of block threads, with
+// LaunchSelectCountU64 launches selectCountU64 (kernels_types.go:446) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a uint64, tile int) error {
@@ -2700,7 +2706,7 @@ var selectScatterU64Kernel = kernel.Define("select_scatter_u64", func(b *kernel.
 	selectScatterU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterU64 launches selectScatterU64 (kernels_types.go:434) on s: grid blocks of block threads, with
+// LaunchSelectScatterU64 launches selectScatterU64 (kernels_types.go:454) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], out buffer.Array[uint64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a uint64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -2777,7 +2783,7 @@ var segScanU64Kernel = kernel.Define("seg_scan_u64", func(b *kernel.Block, a *se
 	segScanU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanU64 launches segScanU64 (kernels_types.go:443) on s: grid blocks of block threads, with
+// LaunchSegScanU64 launches segScanU64 (kernels_types.go:463) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], heads buffer.Array[uint8], out buffer.Array[uint64], sums buffer.Array[uint64], sumHeads buffer.Array[uint8], carryIn buffer.Array[uint64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -2824,7 +2830,7 @@ type reduceF32Args struct {
 }
 
 // reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:457: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:477: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
 	f := kernelimpl.Frame[reduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2839,7 +2845,7 @@ var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchReduceF32 launches reduceF32 (kernels_types.go:454) on s: grid blocks of block threads, with
+// LaunchReduceF32 launches reduceF32 (kernels_types.go:474) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], id float32, op int32, span int, vec bool) error {
@@ -2876,7 +2882,7 @@ type argReduceF32Args struct {
 }
 
 // argReduceF32Kernel runs argReduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:471: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:491: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a *argReduceF32Args) {
 	f := kernelimpl.Frame[argReduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2893,7 +2899,7 @@ var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:466) on s: grid blocks of block threads, with
+// LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:486) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], inI buffer.Array[int64], outV buffer.Array[float32], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -2949,7 +2955,7 @@ var scanUpF32Kernel = kernel.Define("scan_up_f32", func(b *kernel.Block, a *scan
 	scanUpF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanUpF32 launches scanUpF32 (kernels_types.go:480) on s: grid blocks of block threads, with
+// LaunchScanUpF32 launches scanUpF32 (kernels_types.go:500) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], sums buffer.Array[float32], tile int, tpb int) error {
@@ -3005,7 +3011,7 @@ var scanF32Kernel = kernel.Define("scan_f32", func(b *kernel.Block, a *scanF32Ar
 	scanF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanF32 launches scanF32 (kernels_types.go:488) on s: grid blocks of block threads, with
+// LaunchScanF32 launches scanF32 (kernels_types.go:508) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], offs buffer.Array[float32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -3036,35 +3042,38 @@ type scanLBF32Args struct {
 	in        rocr.ConstPtr[float32]
 	inLen     int64
 	out       rocr.Ptr[float32]
+	outLen    int64
 	agg       rocr.Ptr[float32]
 	incl      rocr.Ptr[float32]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBF32Kernel runs scanLBF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:501: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:524: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
 var scanLBF32Kernel = kernel.Define("scan_lbf32", func(b *kernel.Block, a *scanLBF32Args) {
 	f := kernelimpl.Frame[scanLBF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBF32Frame](t)
-		scanLBF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(256), kernelimpl.Lockstep())
+}, kernel.StaticShared(272), kernelimpl.Lockstep())
 
-// LaunchScanLBF32 launches scanLBF32 (kernels_types.go:497) on s: grid blocks of block threads, with
+// LaunchScanLBF32 launches scanLBF32 (kernels_types.go:517) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], agg buffer.Array[float32], incl buffer.Array[float32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], agg buffer.Array[float32], incl buffer.Array[float32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 0 (in): nil buffer")
 	}
@@ -3077,18 +3086,18 @@ func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 4 (states): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 49)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
 	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
 }
@@ -3130,7 +3139,7 @@ var unaryF32Kernel = kernel.Define("unary_f32", func(b *kernel.Block, a *unaryF3
 	}
 })
 
-// LaunchUnaryF32 launches unaryF32 (kernels_types.go:507) on s: grid blocks of block threads, with
+// LaunchUnaryF32 launches unaryF32 (kernels_types.go:532) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], op int32, a float32, span int, vec bool) error {
@@ -3190,7 +3199,7 @@ var binaryF32Kernel = kernel.Define("binary_f32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryF32 launches binaryF32 (kernels_types.go:518) on s: grid blocks of block threads, with
+// LaunchBinaryF32 launches binaryF32 (kernels_types.go:543) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], out buffer.Array[float32], op int32, span int, vec bool) error {
@@ -3248,7 +3257,7 @@ var segReduceF32Kernel = kernel.Define("seg_reduce_f32", func(b *kernel.Block, a
 	segReduceF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceF32 launches segReduceF32 (kernels_types.go:529) on s: grid blocks of block threads, with
+// LaunchSegReduceF32 launches segReduceF32 (kernels_types.go:554) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], offs buffer.Array[int64], out buffer.Array[float32], id float32, op int32, span int) error {
@@ -3305,7 +3314,7 @@ var selectCountF32Kernel = kernel.Define("select_count_f32", func(b *kernel.Bloc
 	selectCountF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountF32 launches selectCountF32 (kernels_types.go:537) on s: grid blocks of block threads, with
+// LaunchSelectCountF32 launches selectCountF32 (kernels_types.go:562) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a float32, tile int) error {
@@ -3378,7 +3387,7 @@ var selectScatterF32Kernel = kernel.Define("select_scatter_f32", func(b *kernel.
 	selectScatterF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterF32 launches selectScatterF32 (kernels_types.go:545) on s: grid blocks of block threads, with
+// LaunchSelectScatterF32 launches selectScatterF32 (kernels_types.go:570) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], out buffer.Array[float32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a float32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -3455,7 +3464,7 @@ var segScanF32Kernel = kernel.Define("seg_scan_f32", func(b *kernel.Block, a *se
 	segScanF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanF32 launches segScanF32 (kernels_types.go:554) on s: grid blocks of block threads, with
+// LaunchSegScanF32 launches segScanF32 (kernels_types.go:579) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], heads buffer.Array[uint8], out buffer.Array[float32], sums buffer.Array[float32], sumHeads buffer.Array[uint8], carryIn buffer.Array[float32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -3502,7 +3511,7 @@ type reduceF64Args struct {
 }
 
 // reduceF64Kernel runs reduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:568: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:593: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduceF64Args) {
 	f := kernelimpl.Frame[reduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3517,7 +3526,7 @@ var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceF64 launches reduceF64 (kernels_types.go:565) on s: grid blocks of block threads, with
+// LaunchReduceF64 launches reduceF64 (kernels_types.go:590) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], id float64, op int32, span int, vec bool) error {
@@ -3554,7 +3563,7 @@ type argReduceF64Args struct {
 }
 
 // argReduceF64Kernel runs argReduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:582: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:607: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a *argReduceF64Args) {
 	f := kernelimpl.Frame[argReduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3571,7 +3580,7 @@ var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:577) on s: grid blocks of block threads, with
+// LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:602) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], inI buffer.Array[int64], outV buffer.Array[float64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -3627,7 +3636,7 @@ var scanUpF64Kernel = kernel.Define("scan_up_f64", func(b *kernel.Block, a *scan
 	scanUpF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpF64 launches scanUpF64 (kernels_types.go:591) on s: grid blocks of block threads, with
+// LaunchScanUpF64 launches scanUpF64 (kernels_types.go:616) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], sums buffer.Array[float64], tile int, tpb int) error {
@@ -3683,7 +3692,7 @@ var scanF64Kernel = kernel.Define("scan_f64", func(b *kernel.Block, a *scanF64Ar
 	scanF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanF64 launches scanF64 (kernels_types.go:599) on s: grid blocks of block threads, with
+// LaunchScanF64 launches scanF64 (kernels_types.go:624) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], offs buffer.Array[float64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -3714,35 +3723,38 @@ type scanLBF64Args struct {
 	in        rocr.ConstPtr[float64]
 	inLen     int64
 	out       rocr.Ptr[float64]
+	outLen    int64
 	agg       rocr.Ptr[float64]
 	incl      rocr.Ptr[float64]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBF64Kernel runs scanLBF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:612: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:640: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
 var scanLBF64Kernel = kernel.Define("scan_lbf64", func(b *kernel.Block, a *scanLBF64Args) {
 	f := kernelimpl.Frame[scanLBF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBF64Frame](t)
-		scanLBF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(512), kernelimpl.Lockstep())
+}, kernel.StaticShared(528), kernelimpl.Lockstep())
 
-// LaunchScanLBF64 launches scanLBF64 (kernels_types.go:608) on s: grid blocks of block threads, with
+// LaunchScanLBF64 launches scanLBF64 (kernels_types.go:633) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], agg buffer.Array[float64], incl buffer.Array[float64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], agg buffer.Array[float64], incl buffer.Array[float64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 0 (in): nil buffer")
 	}
@@ -3755,18 +3767,18 @@ func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 4 (states): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 60)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
 	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
 }
@@ -3808,7 +3820,7 @@ var unaryF64Kernel = kernel.Define("unary_f64", func(b *kernel.Block, a *unaryF6
 	}
 })
 
-// LaunchUnaryF64 launches unaryF64 (kernels_types.go:618) on s: grid blocks of block threads, with
+// LaunchUnaryF64 launches unaryF64 (kernels_types.go:648) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], op int32, a float64, span int, vec bool) error {
@@ -3868,7 +3880,7 @@ var binaryF64Kernel = kernel.Define("binary_f64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryF64 launches binaryF64 (kernels_types.go:629) on s: grid blocks of block threads, with
+// LaunchBinaryF64 launches binaryF64 (kernels_types.go:659) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float64], y buffer.Array[float64], out buffer.Array[float64], op int32, span int, vec bool) error {
@@ -3926,7 +3938,7 @@ var segReduceF64Kernel = kernel.Define("seg_reduce_f64", func(b *kernel.Block, a
 	segReduceF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceF64 launches segReduceF64 (kernels_types.go:640) on s: grid blocks of block threads, with
+// LaunchSegReduceF64 launches segReduceF64 (kernels_types.go:670) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], offs buffer.Array[int64], out buffer.Array[float64], id float64, op int32, span int) error {
@@ -3983,7 +3995,7 @@ var selectCountF64Kernel = kernel.Define("select_count_f64", func(b *kernel.Bloc
 	selectCountF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountF64 launches selectCountF64 (kernels_types.go:648) on s: grid blocks of block threads, with
+// LaunchSelectCountF64 launches selectCountF64 (kernels_types.go:678) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a float64, tile int) error {
@@ -4056,7 +4068,7 @@ var selectScatterF64Kernel = kernel.Define("select_scatter_f64", func(b *kernel.
 	selectScatterF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterF64 launches selectScatterF64 (kernels_types.go:656) on s: grid blocks of block threads, with
+// LaunchSelectScatterF64 launches selectScatterF64 (kernels_types.go:686) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], out buffer.Array[float64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a float64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -4133,7 +4145,7 @@ var segScanF64Kernel = kernel.Define("seg_scan_f64", func(b *kernel.Block, a *se
 	segScanF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanF64 launches segScanF64 (kernels_types.go:665) on s: grid blocks of block threads, with
+// LaunchSegScanF64 launches segScanF64 (kernels_types.go:695) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], heads buffer.Array[uint8], out buffer.Array[float64], sums buffer.Array[float64], sumHeads buffer.Array[uint8], carryIn buffer.Array[float64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -4208,7 +4220,7 @@ var histogramU8Kernel = kernel.Define("histogram_u8", func(b *kernel.Block, a *h
 	histogramU8Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU8 launches histogramU8 (kernels_types.go:676) on s: grid blocks of block threads, with
+// LaunchHistogramU8 launches histogramU8 (kernels_types.go:706) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint8], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4271,7 +4283,7 @@ var histogramU16Kernel = kernel.Define("histogram_u16", func(b *kernel.Block, a 
 	histogramU16Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU16 launches histogramU16 (kernels_types.go:684) on s: grid blocks of block threads, with
+// LaunchHistogramU16 launches histogramU16 (kernels_types.go:714) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint16], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4334,7 +4346,7 @@ var histogramI32Kernel = kernel.Define("histogram_i32", func(b *kernel.Block, a 
 	histogramI32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramI32 launches histogramI32 (kernels_types.go:692) on s: grid blocks of block threads, with
+// LaunchHistogramI32 launches histogramI32 (kernels_types.go:722) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[int32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4397,7 +4409,7 @@ var histogramU32Kernel = kernel.Define("histogram_u32", func(b *kernel.Block, a 
 	histogramU32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU32 launches histogramU32 (kernels_types.go:700) on s: grid blocks of block threads, with
+// LaunchHistogramU32 launches histogramU32 (kernels_types.go:730) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4460,7 +4472,7 @@ var histogramF32Kernel = kernel.Define("histogram_f32", func(b *kernel.Block, a 
 	histogramF32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramF32 launches histogramF32 (kernels_types.go:708) on s: grid blocks of block threads, with
+// LaunchHistogramF32 launches histogramF32 (kernels_types.go:738) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4523,7 +4535,7 @@ var histogramF64Kernel = kernel.Define("histogram_f64", func(b *kernel.Block, a 
 	histogramF64Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramF64 launches histogramF64 (kernels_types.go:716) on s: grid blocks of block threads, with
+// LaunchHistogramF64 launches histogramF64 (kernels_types.go:746) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float64], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4577,7 +4589,7 @@ var sortCountI8Kernel = kernel.Define("sort_count_i8", func(b *kernel.Block, a *
 	sortCountI8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI8 launches sortCountI8 (kernels_types.go:724) on s: grid blocks of block threads, with
+// LaunchSortCountI8 launches sortCountI8 (kernels_types.go:754) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4633,7 +4645,7 @@ var sortKeysI8Kernel = kernel.Define("sort_keys_i8", func(b *kernel.Block, a *so
 	sortKeysI8Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:732) on s: grid blocks of block threads, with
+// LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:762) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int8], keysOut buffer.Array[int8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4690,7 +4702,7 @@ var keyHeadsI8Kernel = kernel.Define("key_heads_i8", func(b *kernel.Block, a *ke
 	}
 })
 
-// LaunchKeyHeadsI8 launches keyHeadsI8 (kernels_types.go:742) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI8 launches keyHeadsI8 (kernels_types.go:772) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], flags buffer.Array[uint8], span int) error {
@@ -4744,7 +4756,7 @@ var mergeBlockI8Kernel = kernel.Define("merge_block_i8", func(b *kernel.Block, a
 	mergeBlockI8Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI8 launches mergeBlockI8 (kernels_types.go:749) on s: grid blocks of block threads, with
+// LaunchMergeBlockI8 launches mergeBlockI8 (kernels_types.go:779) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int8], out buffer.Array[int8], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -4806,7 +4818,7 @@ var mergePassI8Kernel = kernel.Define("merge_pass_i8", func(b *kernel.Block, a *
 	mergePassI8Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI8 launches mergePassI8 (kernels_types.go:758) on s: grid blocks of block threads, with
+// LaunchMergePassI8 launches mergePassI8 (kernels_types.go:788) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int8], dst buffer.Array[int8], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -4866,7 +4878,7 @@ var sortCountU8Kernel = kernel.Define("sort_count_u8", func(b *kernel.Block, a *
 	sortCountU8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:768) on s: grid blocks of block threads, with
+// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:798) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4922,7 +4934,7 @@ var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *so
 	sortKeysU8Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:776) on s: grid blocks of block threads, with
+// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:806) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint8], keysOut buffer.Array[uint8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4979,7 +4991,7 @@ var keyHeadsU8Kernel = kernel.Define("key_heads_u8", func(b *kernel.Block, a *ke
 	}
 })
 
-// LaunchKeyHeadsU8 launches keyHeadsU8 (kernels_types.go:786) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU8 launches keyHeadsU8 (kernels_types.go:816) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], flags buffer.Array[uint8], span int) error {
@@ -5033,7 +5045,7 @@ var mergeBlockU8Kernel = kernel.Define("merge_block_u8", func(b *kernel.Block, a
 	mergeBlockU8Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU8 launches mergeBlockU8 (kernels_types.go:793) on s: grid blocks of block threads, with
+// LaunchMergeBlockU8 launches mergeBlockU8 (kernels_types.go:823) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint8], out buffer.Array[uint8], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5095,7 +5107,7 @@ var mergePassU8Kernel = kernel.Define("merge_pass_u8", func(b *kernel.Block, a *
 	mergePassU8Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU8 launches mergePassU8 (kernels_types.go:802) on s: grid blocks of block threads, with
+// LaunchMergePassU8 launches mergePassU8 (kernels_types.go:832) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint8], dst buffer.Array[uint8], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5155,7 +5167,7 @@ var sortCountI16Kernel = kernel.Define("sort_count_i16", func(b *kernel.Block, a
 	sortCountI16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:812) on s: grid blocks of block threads, with
+// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:842) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5211,7 +5223,7 @@ var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *
 	sortKeysI16Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:820) on s: grid blocks of block threads, with
+// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:850) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int16], keysOut buffer.Array[int16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5268,7 +5280,7 @@ var keyHeadsI16Kernel = kernel.Define("key_heads_i16", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI16 launches keyHeadsI16 (kernels_types.go:830) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI16 launches keyHeadsI16 (kernels_types.go:860) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], flags buffer.Array[uint8], span int) error {
@@ -5322,7 +5334,7 @@ var mergeBlockI16Kernel = kernel.Define("merge_block_i16", func(b *kernel.Block,
 	mergeBlockI16Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI16 launches mergeBlockI16 (kernels_types.go:837) on s: grid blocks of block threads, with
+// LaunchMergeBlockI16 launches mergeBlockI16 (kernels_types.go:867) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int16], out buffer.Array[int16], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5384,7 +5396,7 @@ var mergePassI16Kernel = kernel.Define("merge_pass_i16", func(b *kernel.Block, a
 	mergePassI16Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI16 launches mergePassI16 (kernels_types.go:846) on s: grid blocks of block threads, with
+// LaunchMergePassI16 launches mergePassI16 (kernels_types.go:876) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int16], dst buffer.Array[int16], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5444,7 +5456,7 @@ var sortCountU16Kernel = kernel.Define("sort_count_u16", func(b *kernel.Block, a
 	sortCountU16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:856) on s: grid blocks of block threads, with
+// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:886) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5500,7 +5512,7 @@ var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *
 	sortKeysU16Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:864) on s: grid blocks of block threads, with
+// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:894) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint16], keysOut buffer.Array[uint16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5557,7 +5569,7 @@ var keyHeadsU16Kernel = kernel.Define("key_heads_u16", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU16 launches keyHeadsU16 (kernels_types.go:874) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU16 launches keyHeadsU16 (kernels_types.go:904) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], flags buffer.Array[uint8], span int) error {
@@ -5611,7 +5623,7 @@ var mergeBlockU16Kernel = kernel.Define("merge_block_u16", func(b *kernel.Block,
 	mergeBlockU16Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU16 launches mergeBlockU16 (kernels_types.go:881) on s: grid blocks of block threads, with
+// LaunchMergeBlockU16 launches mergeBlockU16 (kernels_types.go:911) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint16], out buffer.Array[uint16], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5673,7 +5685,7 @@ var mergePassU16Kernel = kernel.Define("merge_pass_u16", func(b *kernel.Block, a
 	mergePassU16Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU16 launches mergePassU16 (kernels_types.go:890) on s: grid blocks of block threads, with
+// LaunchMergePassU16 launches mergePassU16 (kernels_types.go:920) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint16], dst buffer.Array[uint16], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5733,7 +5745,7 @@ var sortCountI32Kernel = kernel.Define("sort_count_i32", func(b *kernel.Block, a
 	sortCountI32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:900) on s: grid blocks of block threads, with
+// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:930) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5789,7 +5801,7 @@ var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *
 	sortKeysI32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:908) on s: grid blocks of block threads, with
+// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:938) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5846,7 +5858,7 @@ var keyHeadsI32Kernel = kernel.Define("key_heads_i32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI32 launches keyHeadsI32 (kernels_types.go:918) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI32 launches keyHeadsI32 (kernels_types.go:948) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], flags buffer.Array[uint8], span int) error {
@@ -5900,7 +5912,7 @@ var mergeBlockI32Kernel = kernel.Define("merge_block_i32", func(b *kernel.Block,
 	mergeBlockI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI32 launches mergeBlockI32 (kernels_types.go:925) on s: grid blocks of block threads, with
+// LaunchMergeBlockI32 launches mergeBlockI32 (kernels_types.go:955) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5962,7 +5974,7 @@ var mergePassI32Kernel = kernel.Define("merge_pass_i32", func(b *kernel.Block, a
 	mergePassI32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI32 launches mergePassI32 (kernels_types.go:934) on s: grid blocks of block threads, with
+// LaunchMergePassI32 launches mergePassI32 (kernels_types.go:964) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int32], dst buffer.Array[int32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6022,7 +6034,7 @@ var sortCountU32Kernel = kernel.Define("sort_count_u32", func(b *kernel.Block, a
 	sortCountU32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:944) on s: grid blocks of block threads, with
+// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:974) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6078,7 +6090,7 @@ var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *
 	sortKeysU32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:952) on s: grid blocks of block threads, with
+// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:982) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6135,7 +6147,7 @@ var keyHeadsU32Kernel = kernel.Define("key_heads_u32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU32 launches keyHeadsU32 (kernels_types.go:962) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU32 launches keyHeadsU32 (kernels_types.go:992) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], flags buffer.Array[uint8], span int) error {
@@ -6189,7 +6201,7 @@ var mergeBlockU32Kernel = kernel.Define("merge_block_u32", func(b *kernel.Block,
 	mergeBlockU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU32 launches mergeBlockU32 (kernels_types.go:969) on s: grid blocks of block threads, with
+// LaunchMergeBlockU32 launches mergeBlockU32 (kernels_types.go:999) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6251,7 +6263,7 @@ var mergePassU32Kernel = kernel.Define("merge_pass_u32", func(b *kernel.Block, a
 	mergePassU32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU32 launches mergePassU32 (kernels_types.go:978) on s: grid blocks of block threads, with
+// LaunchMergePassU32 launches mergePassU32 (kernels_types.go:1008) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint32], dst buffer.Array[uint32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6311,7 +6323,7 @@ var sortCountI64Kernel = kernel.Define("sort_count_i64", func(b *kernel.Block, a
 	sortCountI64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:988) on s: grid blocks of block threads, with
+// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:1018) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6367,7 +6379,7 @@ var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *
 	sortKeysI64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:996) on s: grid blocks of block threads, with
+// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:1026) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6424,7 +6436,7 @@ var keyHeadsI64Kernel = kernel.Define("key_heads_i64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI64 launches keyHeadsI64 (kernels_types.go:1006) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI64 launches keyHeadsI64 (kernels_types.go:1036) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], flags buffer.Array[uint8], span int) error {
@@ -6478,7 +6490,7 @@ var mergeBlockI64Kernel = kernel.Define("merge_block_i64", func(b *kernel.Block,
 	mergeBlockI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI64 launches mergeBlockI64 (kernels_types.go:1013) on s: grid blocks of block threads, with
+// LaunchMergeBlockI64 launches mergeBlockI64 (kernels_types.go:1043) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6540,7 +6552,7 @@ var mergePassI64Kernel = kernel.Define("merge_pass_i64", func(b *kernel.Block, a
 	mergePassI64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI64 launches mergePassI64 (kernels_types.go:1022) on s: grid blocks of block threads, with
+// LaunchMergePassI64 launches mergePassI64 (kernels_types.go:1052) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int64], dst buffer.Array[int64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6600,7 +6612,7 @@ var sortCountU64Kernel = kernel.Define("sort_count_u64", func(b *kernel.Block, a
 	sortCountU64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:1032) on s: grid blocks of block threads, with
+// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:1062) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6656,7 +6668,7 @@ var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *
 	sortKeysU64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:1040) on s: grid blocks of block threads, with
+// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:1070) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6713,7 +6725,7 @@ var keyHeadsU64Kernel = kernel.Define("key_heads_u64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU64 launches keyHeadsU64 (kernels_types.go:1050) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU64 launches keyHeadsU64 (kernels_types.go:1080) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], flags buffer.Array[uint8], span int) error {
@@ -6767,7 +6779,7 @@ var mergeBlockU64Kernel = kernel.Define("merge_block_u64", func(b *kernel.Block,
 	mergeBlockU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU64 launches mergeBlockU64 (kernels_types.go:1057) on s: grid blocks of block threads, with
+// LaunchMergeBlockU64 launches mergeBlockU64 (kernels_types.go:1087) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6829,7 +6841,7 @@ var mergePassU64Kernel = kernel.Define("merge_pass_u64", func(b *kernel.Block, a
 	mergePassU64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU64 launches mergePassU64 (kernels_types.go:1066) on s: grid blocks of block threads, with
+// LaunchMergePassU64 launches mergePassU64 (kernels_types.go:1096) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint64], dst buffer.Array[uint64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6889,7 +6901,7 @@ var sortCountF32Kernel = kernel.Define("sort_count_f32", func(b *kernel.Block, a
 	sortCountF32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:1076) on s: grid blocks of block threads, with
+// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:1106) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6945,7 +6957,7 @@ var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *
 	sortKeysF32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:1084) on s: grid blocks of block threads, with
+// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:1114) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7002,7 +7014,7 @@ var keyHeadsF32Kernel = kernel.Define("key_heads_f32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsF32 launches keyHeadsF32 (kernels_types.go:1094) on s: grid blocks of block threads, with
+// LaunchKeyHeadsF32 launches keyHeadsF32 (kernels_types.go:1124) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], flags buffer.Array[uint8], span int) error {
@@ -7056,7 +7068,7 @@ var mergeBlockF32Kernel = kernel.Define("merge_block_f32", func(b *kernel.Block,
 	mergeBlockF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockF32 launches mergeBlockF32 (kernels_types.go:1101) on s: grid blocks of block threads, with
+// LaunchMergeBlockF32 launches mergeBlockF32 (kernels_types.go:1131) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -7118,7 +7130,7 @@ var mergePassF32Kernel = kernel.Define("merge_pass_f32", func(b *kernel.Block, a
 	mergePassF32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassF32 launches mergePassF32 (kernels_types.go:1110) on s: grid blocks of block threads, with
+// LaunchMergePassF32 launches mergePassF32 (kernels_types.go:1140) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[float32], dst buffer.Array[float32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -7178,7 +7190,7 @@ var sortCountF64Kernel = kernel.Define("sort_count_f64", func(b *kernel.Block, a
 	sortCountF64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:1120) on s: grid blocks of block threads, with
+// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:1150) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7234,7 +7246,7 @@ var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *
 	sortKeysF64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:1128) on s: grid blocks of block threads, with
+// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:1158) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7291,7 +7303,7 @@ var keyHeadsF64Kernel = kernel.Define("key_heads_f64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsF64 launches keyHeadsF64 (kernels_types.go:1138) on s: grid blocks of block threads, with
+// LaunchKeyHeadsF64 launches keyHeadsF64 (kernels_types.go:1168) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], flags buffer.Array[uint8], span int) error {
@@ -7345,7 +7357,7 @@ var mergeBlockF64Kernel = kernel.Define("merge_block_f64", func(b *kernel.Block,
 	mergeBlockF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockF64 launches mergeBlockF64 (kernels_types.go:1145) on s: grid blocks of block threads, with
+// LaunchMergeBlockF64 launches mergeBlockF64 (kernels_types.go:1175) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -7407,7 +7419,7 @@ var mergePassF64Kernel = kernel.Define("merge_pass_f64", func(b *kernel.Block, a
 	mergePassF64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassF64 launches mergePassF64 (kernels_types.go:1154) on s: grid blocks of block threads, with
+// LaunchMergePassF64 launches mergePassF64 (kernels_types.go:1184) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[float64], dst buffer.Array[float64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -7470,7 +7482,7 @@ var gatherI32Kernel = kernel.Define("gather_i32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherI32 launches gatherI32 (kernels_types.go:1164) on s: grid blocks of block threads, with
+// LaunchGatherI32 launches gatherI32 (kernels_types.go:1194) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], idx buffer.Array[uint32], out buffer.Array[int32], count int, span int) error {
@@ -7530,7 +7542,7 @@ var gatherU32Kernel = kernel.Define("gather_u32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherU32 launches gatherU32 (kernels_types.go:1171) on s: grid blocks of block threads, with
+// LaunchGatherU32 launches gatherU32 (kernels_types.go:1201) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], idx buffer.Array[uint32], out buffer.Array[uint32], count int, span int) error {
@@ -7590,7 +7602,7 @@ var gatherI64Kernel = kernel.Define("gather_i64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherI64 launches gatherI64 (kernels_types.go:1178) on s: grid blocks of block threads, with
+// LaunchGatherI64 launches gatherI64 (kernels_types.go:1208) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], idx buffer.Array[uint32], out buffer.Array[int64], count int, span int) error {
@@ -7650,7 +7662,7 @@ var gatherU64Kernel = kernel.Define("gather_u64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherU64 launches gatherU64 (kernels_types.go:1185) on s: grid blocks of block threads, with
+// LaunchGatherU64 launches gatherU64 (kernels_types.go:1215) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], idx buffer.Array[uint32], out buffer.Array[uint64], count int, span int) error {
@@ -7710,7 +7722,7 @@ var gatherF32Kernel = kernel.Define("gather_f32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherF32 launches gatherF32 (kernels_types.go:1192) on s: grid blocks of block threads, with
+// LaunchGatherF32 launches gatherF32 (kernels_types.go:1222) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], idx buffer.Array[uint32], out buffer.Array[float32], count int, span int) error {
@@ -7770,7 +7782,7 @@ var gatherF64Kernel = kernel.Define("gather_f64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherF64 launches gatherF64 (kernels_types.go:1199) on s: grid blocks of block threads, with
+// LaunchGatherF64 launches gatherF64 (kernels_types.go:1229) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], idx buffer.Array[uint32], out buffer.Array[float64], count int, span int) error {
@@ -7833,7 +7845,7 @@ var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.B
 	sortPairsI32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:1206) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:1236) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7902,7 +7914,7 @@ var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.B
 	sortPairsI32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:1216) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:1246) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7971,7 +7983,7 @@ var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.B
 	sortPairsI32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:1226) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:1256) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8040,7 +8052,7 @@ var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.B
 	sortPairsI32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:1236) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:1266) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8109,7 +8121,7 @@ var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.B
 	sortPairsI32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:1246) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:1276) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8178,7 +8190,7 @@ var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.B
 	sortPairsI32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:1256) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:1286) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8247,7 +8259,7 @@ var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.B
 	sortPairsU32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:1266) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:1296) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8316,7 +8328,7 @@ var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.B
 	sortPairsU32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:1276) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:1306) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8385,7 +8397,7 @@ var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.B
 	sortPairsU32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:1286) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:1316) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8454,7 +8466,7 @@ var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.B
 	sortPairsU32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:1296) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:1326) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8523,7 +8535,7 @@ var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.B
 	sortPairsU32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:1306) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:1336) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8592,7 +8604,7 @@ var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.B
 	sortPairsU32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:1316) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:1346) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8661,7 +8673,7 @@ var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.B
 	sortPairsI64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:1326) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:1356) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8730,7 +8742,7 @@ var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.B
 	sortPairsI64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1336) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1366) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8799,7 +8811,7 @@ var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.B
 	sortPairsI64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1346) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1376) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8868,7 +8880,7 @@ var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.B
 	sortPairsI64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1356) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1386) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8937,7 +8949,7 @@ var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.B
 	sortPairsI64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1366) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1396) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9006,7 +9018,7 @@ var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.B
 	sortPairsI64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1376) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1406) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9075,7 +9087,7 @@ var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.B
 	sortPairsU64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1386) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1416) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9144,7 +9156,7 @@ var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.B
 	sortPairsU64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1396) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1426) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9213,7 +9225,7 @@ var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.B
 	sortPairsU64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1406) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1436) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9282,7 +9294,7 @@ var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.B
 	sortPairsU64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1416) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1446) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9351,7 +9363,7 @@ var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.B
 	sortPairsU64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1426) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1456) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9420,7 +9432,7 @@ var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.B
 	sortPairsU64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1436) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1466) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9489,7 +9501,7 @@ var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.B
 	sortPairsF32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1446) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1476) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9558,7 +9570,7 @@ var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.B
 	sortPairsF32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1456) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1486) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9627,7 +9639,7 @@ var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.B
 	sortPairsF32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1466) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1496) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9696,7 +9708,7 @@ var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.B
 	sortPairsF32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1476) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1506) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9765,7 +9777,7 @@ var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.B
 	sortPairsF32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1486) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1516) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9834,7 +9846,7 @@ var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.B
 	sortPairsF32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1496) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1526) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9903,7 +9915,7 @@ var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.B
 	sortPairsF64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1506) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1536) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9972,7 +9984,7 @@ var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.B
 	sortPairsF64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1516) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1546) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10041,7 +10053,7 @@ var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.B
 	sortPairsF64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1526) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1556) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10110,7 +10122,7 @@ var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.B
 	sortPairsF64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1536) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1566) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10179,7 +10191,7 @@ var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.B
 	sortPairsF64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1546) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1576) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10248,7 +10260,7 @@ var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.B
 	sortPairsF64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1556) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1586) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -14033,9 +14045,10 @@ type scanLBI32Frame struct {
 	p1 []int32
 	p2 []int32
 	p3 []int32
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
 }
 
 // segReduceI32Frame holds segReduceI32's arguments for its lockstep work-items.
@@ -14137,9 +14150,10 @@ type scanLBU32Frame struct {
 	p1 []uint32
 	p2 []uint32
 	p3 []uint32
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
 }
 
 // segReduceU32Frame holds segReduceU32's arguments for its lockstep work-items.
@@ -14241,9 +14255,10 @@ type scanLBI64Frame struct {
 	p1 []int64
 	p2 []int64
 	p3 []int64
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
 }
 
 // segReduceI64Frame holds segReduceI64's arguments for its lockstep work-items.
@@ -14345,9 +14360,10 @@ type scanLBU64Frame struct {
 	p1 []uint64
 	p2 []uint64
 	p3 []uint64
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
 }
 
 // segReduceU64Frame holds segReduceU64's arguments for its lockstep work-items.
@@ -14449,9 +14465,10 @@ type scanLBF32Frame struct {
 	p1 []float32
 	p2 []float32
 	p3 []float32
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
 }
 
 // segReduceF32Frame holds segReduceF32's arguments for its lockstep work-items.
@@ -14553,9 +14570,10 @@ type scanLBF64Frame struct {
 	p1 []float64
 	p2 []float64
 	p3 []float64
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
 }
 
 // segReduceF64Frame holds segReduceF64's arguments for its lockstep work-items.
@@ -16784,7 +16802,7 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 type segReduceI32Locals struct {
 }
 
-// segReduceI32Group runs one work-group of segReduceI32 (kernels_types.go:85) by loop fission: each stretch
+// segReduceI32Group runs one work-group of segReduceI32 (kernels_types.go:90) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceI32Group(hgB *kernel.Block, in []int32, offs []int64, out []int32, id int32, op int32, span int) {
 	hgN := hgB.Threads()
@@ -16793,9 +16811,9 @@ func segReduceI32Group(hgB *kernel.Block, in []int32, offs []int64, out []int32,
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:86
+//line kernels_types.go:91
 	warps := kernel.Shared[[32]int32](t)
-//line kernels_types.go:87
+//line kernels_types.go:92
 	hgGroupSegReduce[int32](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -16984,7 +17002,7 @@ func hgGroupSegReduce[T kernel.Shuffleable](hgB *kernel.Block, in []T, offs []in
 type selectCountI32Locals struct {
 }
 
-// selectCountI32Group runs one work-group of selectCountI32 (kernels_types.go:93) by loop fission: each stretch
+// selectCountI32Group runs one work-group of selectCountI32 (kernels_types.go:98) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountI32Group(hgB *kernel.Block, in []int32, flags []uint8, counts []int64, pred int32, a int32, tile int) {
 	hgN := hgB.Threads()
@@ -16993,9 +17011,9 @@ func selectCountI32Group(hgB *kernel.Block, in []int32, flags []uint8, counts []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:94
+//line kernels_types.go:99
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:95
+//line kernels_types.go:100
 	hgGroupSelectCount[int32](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -17159,7 +17177,7 @@ func hgGroupSelectCount[T number](hgB *kernel.Block, in []T, flags []uint8, coun
 type selectScatterI32Locals struct {
 }
 
-// selectScatterI32Group runs one work-group of selectScatterI32 (kernels_types.go:101) by loop fission: each stretch
+// selectScatterI32Group runs one work-group of selectScatterI32 (kernels_types.go:106) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterI32Group(hgB *kernel.Block, in []int32, flags []uint8, out []int32, outIdx []int64, vals bool, idx bool, pred int32, a int32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -17168,11 +17186,11 @@ func selectScatterI32Group(hgB *kernel.Block, in []int32, flags []uint8, out []i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:102
+//line kernels_types.go:107
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:103
+//line kernels_types.go:108
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:104
+//line kernels_types.go:109
 	hgGroupSelectScatter[int32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -17487,7 +17505,7 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 type segScanI32Locals struct {
 }
 
-// segScanI32Group runs one work-group of segScanI32 (kernels_types.go:110) by loop fission: each stretch
+// segScanI32Group runs one work-group of segScanI32 (kernels_types.go:115) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanI32Group(hgB *kernel.Block, in []int32, heads []uint8, out []int32, sums []int32, sumHeads []uint8, carryIn []int32, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -17496,15 +17514,15 @@ func segScanI32Group(hgB *kernel.Block, in []int32, heads []uint8, out []int32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:111
+//line kernels_types.go:116
 	sh := kernel.DynamicShared[int32](t)
-//line kernels_types.go:112
+//line kernels_types.go:117
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:113
+//line kernels_types.go:118
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:114
+//line kernels_types.go:119
 	warpsV := kernel.Shared[[32]int32](t)
-//line kernels_types.go:115
+//line kernels_types.go:120
 	hgGroupSegScanTiles[int32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -17914,7 +17932,7 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 type scanUpU32Locals struct {
 }
 
-// scanUpU32Group runs one work-group of scanUpU32 (kernels_types.go:147) by loop fission: each stretch
+// scanUpU32Group runs one work-group of scanUpU32 (kernels_types.go:152) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpU32Group(hgB *kernel.Block, in []uint32, sums []uint32, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -17923,9 +17941,9 @@ func scanUpU32Group(hgB *kernel.Block, in []uint32, sums []uint32, tile int, tpb
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:148
+//line kernels_types.go:153
 	warps := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:149
+//line kernels_types.go:154
 	hgGroupTileSum[uint32](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -17933,7 +17951,7 @@ func scanUpU32Group(hgB *kernel.Block, in []uint32, sums []uint32, tile int, tpb
 type scanU32Locals struct {
 }
 
-// scanU32Group runs one work-group of scanU32 (kernels_types.go:155) by loop fission: each stretch
+// scanU32Group runs one work-group of scanU32 (kernels_types.go:160) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanU32Group(hgB *kernel.Block, in []uint32, out []uint32, offs []uint32, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -17942,11 +17960,11 @@ func scanU32Group(hgB *kernel.Block, in []uint32, out []uint32, offs []uint32, u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:156
+//line kernels_types.go:161
 	warps := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:157
+//line kernels_types.go:162
 	sh := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:158
+//line kernels_types.go:163
 	hgGroupScanTiles[uint32](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -17954,7 +17972,7 @@ func scanU32Group(hgB *kernel.Block, in []uint32, out []uint32, offs []uint32, u
 type segReduceU32Locals struct {
 }
 
-// segReduceU32Group runs one work-group of segReduceU32 (kernels_types.go:196) by loop fission: each stretch
+// segReduceU32Group runs one work-group of segReduceU32 (kernels_types.go:206) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceU32Group(hgB *kernel.Block, in []uint32, offs []int64, out []uint32, id uint32, op int32, span int) {
 	hgN := hgB.Threads()
@@ -17963,9 +17981,9 @@ func segReduceU32Group(hgB *kernel.Block, in []uint32, offs []int64, out []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:197
+//line kernels_types.go:207
 	warps := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:198
+//line kernels_types.go:208
 	hgGroupSegReduce[uint32](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -17973,7 +17991,7 @@ func segReduceU32Group(hgB *kernel.Block, in []uint32, offs []int64, out []uint3
 type selectCountU32Locals struct {
 }
 
-// selectCountU32Group runs one work-group of selectCountU32 (kernels_types.go:204) by loop fission: each stretch
+// selectCountU32Group runs one work-group of selectCountU32 (kernels_types.go:214) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountU32Group(hgB *kernel.Block, in []uint32, flags []uint8, counts []int64, pred int32, a uint32, tile int) {
 	hgN := hgB.Threads()
@@ -17982,9 +18000,9 @@ func selectCountU32Group(hgB *kernel.Block, in []uint32, flags []uint8, counts [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:205
+//line kernels_types.go:215
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:206
+//line kernels_types.go:216
 	hgGroupSelectCount[uint32](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -17992,7 +18010,7 @@ func selectCountU32Group(hgB *kernel.Block, in []uint32, flags []uint8, counts [
 type selectScatterU32Locals struct {
 }
 
-// selectScatterU32Group runs one work-group of selectScatterU32 (kernels_types.go:212) by loop fission: each stretch
+// selectScatterU32Group runs one work-group of selectScatterU32 (kernels_types.go:222) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterU32Group(hgB *kernel.Block, in []uint32, flags []uint8, out []uint32, outIdx []int64, vals bool, idx bool, pred int32, a uint32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18001,11 +18019,11 @@ func selectScatterU32Group(hgB *kernel.Block, in []uint32, flags []uint8, out []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:213
+//line kernels_types.go:223
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:214
+//line kernels_types.go:224
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:215
+//line kernels_types.go:225
 	hgGroupSelectScatter[uint32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18013,7 +18031,7 @@ func selectScatterU32Group(hgB *kernel.Block, in []uint32, flags []uint8, out []
 type segScanU32Locals struct {
 }
 
-// segScanU32Group runs one work-group of segScanU32 (kernels_types.go:221) by loop fission: each stretch
+// segScanU32Group runs one work-group of segScanU32 (kernels_types.go:231) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanU32Group(hgB *kernel.Block, in []uint32, heads []uint8, out []uint32, sums []uint32, sumHeads []uint8, carryIn []uint32, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18022,15 +18040,15 @@ func segScanU32Group(hgB *kernel.Block, in []uint32, heads []uint8, out []uint32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:222
+//line kernels_types.go:232
 	sh := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:223
+//line kernels_types.go:233
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:224
+//line kernels_types.go:234
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:225
+//line kernels_types.go:235
 	warpsV := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:226
+//line kernels_types.go:236
 	hgGroupSegScanTiles[uint32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18038,7 +18056,7 @@ func segScanU32Group(hgB *kernel.Block, in []uint32, heads []uint8, out []uint32
 type scanUpI64Locals struct {
 }
 
-// scanUpI64Group runs one work-group of scanUpI64 (kernels_types.go:258) by loop fission: each stretch
+// scanUpI64Group runs one work-group of scanUpI64 (kernels_types.go:268) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpI64Group(hgB *kernel.Block, in []int64, sums []int64, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18047,9 +18065,9 @@ func scanUpI64Group(hgB *kernel.Block, in []int64, sums []int64, tile int, tpb i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:259
+//line kernels_types.go:269
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:260
+//line kernels_types.go:270
 	hgGroupTileSum[int64](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -18057,7 +18075,7 @@ func scanUpI64Group(hgB *kernel.Block, in []int64, sums []int64, tile int, tpb i
 type scanI64Locals struct {
 }
 
-// scanI64Group runs one work-group of scanI64 (kernels_types.go:266) by loop fission: each stretch
+// scanI64Group runs one work-group of scanI64 (kernels_types.go:276) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanI64Group(hgB *kernel.Block, in []int64, out []int64, offs []int64, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18066,11 +18084,11 @@ func scanI64Group(hgB *kernel.Block, in []int64, out []int64, offs []int64, useO
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:267
+//line kernels_types.go:277
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:268
+//line kernels_types.go:278
 	sh := kernel.DynamicShared[int64](t)
-//line kernels_types.go:269
+//line kernels_types.go:279
 	hgGroupScanTiles[int64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -18078,7 +18096,7 @@ func scanI64Group(hgB *kernel.Block, in []int64, out []int64, offs []int64, useO
 type segReduceI64Locals struct {
 }
 
-// segReduceI64Group runs one work-group of segReduceI64 (kernels_types.go:307) by loop fission: each stretch
+// segReduceI64Group runs one work-group of segReduceI64 (kernels_types.go:322) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceI64Group(hgB *kernel.Block, in []int64, offs []int64, out []int64, id int64, op int32, span int) {
 	hgN := hgB.Threads()
@@ -18087,9 +18105,9 @@ func segReduceI64Group(hgB *kernel.Block, in []int64, offs []int64, out []int64,
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:308
+//line kernels_types.go:323
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:309
+//line kernels_types.go:324
 	hgGroupSegReduce[int64](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -18097,7 +18115,7 @@ func segReduceI64Group(hgB *kernel.Block, in []int64, offs []int64, out []int64,
 type selectCountI64Locals struct {
 }
 
-// selectCountI64Group runs one work-group of selectCountI64 (kernels_types.go:315) by loop fission: each stretch
+// selectCountI64Group runs one work-group of selectCountI64 (kernels_types.go:330) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountI64Group(hgB *kernel.Block, in []int64, flags []uint8, counts []int64, pred int32, a int64, tile int) {
 	hgN := hgB.Threads()
@@ -18106,9 +18124,9 @@ func selectCountI64Group(hgB *kernel.Block, in []int64, flags []uint8, counts []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:316
+//line kernels_types.go:331
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:317
+//line kernels_types.go:332
 	hgGroupSelectCount[int64](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -18116,7 +18134,7 @@ func selectCountI64Group(hgB *kernel.Block, in []int64, flags []uint8, counts []
 type selectScatterI64Locals struct {
 }
 
-// selectScatterI64Group runs one work-group of selectScatterI64 (kernels_types.go:323) by loop fission: each stretch
+// selectScatterI64Group runs one work-group of selectScatterI64 (kernels_types.go:338) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterI64Group(hgB *kernel.Block, in []int64, flags []uint8, out []int64, outIdx []int64, vals bool, idx bool, pred int32, a int64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18125,11 +18143,11 @@ func selectScatterI64Group(hgB *kernel.Block, in []int64, flags []uint8, out []i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:324
+//line kernels_types.go:339
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:325
+//line kernels_types.go:340
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:326
+//line kernels_types.go:341
 	hgGroupSelectScatter[int64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18137,7 +18155,7 @@ func selectScatterI64Group(hgB *kernel.Block, in []int64, flags []uint8, out []i
 type segScanI64Locals struct {
 }
 
-// segScanI64Group runs one work-group of segScanI64 (kernels_types.go:332) by loop fission: each stretch
+// segScanI64Group runs one work-group of segScanI64 (kernels_types.go:347) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanI64Group(hgB *kernel.Block, in []int64, heads []uint8, out []int64, sums []int64, sumHeads []uint8, carryIn []int64, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18146,15 +18164,15 @@ func segScanI64Group(hgB *kernel.Block, in []int64, heads []uint8, out []int64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:333
+//line kernels_types.go:348
 	sh := kernel.DynamicShared[int64](t)
-//line kernels_types.go:334
+//line kernels_types.go:349
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:335
+//line kernels_types.go:350
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:336
+//line kernels_types.go:351
 	warpsV := kernel.Shared[[32]int64](t)
-//line kernels_types.go:337
+//line kernels_types.go:352
 	hgGroupSegScanTiles[int64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18162,7 +18180,7 @@ func segScanI64Group(hgB *kernel.Block, in []int64, heads []uint8, out []int64, 
 type scanUpU64Locals struct {
 }
 
-// scanUpU64Group runs one work-group of scanUpU64 (kernels_types.go:369) by loop fission: each stretch
+// scanUpU64Group runs one work-group of scanUpU64 (kernels_types.go:384) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpU64Group(hgB *kernel.Block, in []uint64, sums []uint64, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18171,9 +18189,9 @@ func scanUpU64Group(hgB *kernel.Block, in []uint64, sums []uint64, tile int, tpb
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:370
+//line kernels_types.go:385
 	warps := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:371
+//line kernels_types.go:386
 	hgGroupTileSum[uint64](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -18181,7 +18199,7 @@ func scanUpU64Group(hgB *kernel.Block, in []uint64, sums []uint64, tile int, tpb
 type scanU64Locals struct {
 }
 
-// scanU64Group runs one work-group of scanU64 (kernels_types.go:377) by loop fission: each stretch
+// scanU64Group runs one work-group of scanU64 (kernels_types.go:392) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanU64Group(hgB *kernel.Block, in []uint64, out []uint64, offs []uint64, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18190,11 +18208,11 @@ func scanU64Group(hgB *kernel.Block, in []uint64, out []uint64, offs []uint64, u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:378
+//line kernels_types.go:393
 	warps := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:379
+//line kernels_types.go:394
 	sh := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:380
+//line kernels_types.go:395
 	hgGroupScanTiles[uint64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -18202,7 +18220,7 @@ func scanU64Group(hgB *kernel.Block, in []uint64, out []uint64, offs []uint64, u
 type segReduceU64Locals struct {
 }
 
-// segReduceU64Group runs one work-group of segReduceU64 (kernels_types.go:418) by loop fission: each stretch
+// segReduceU64Group runs one work-group of segReduceU64 (kernels_types.go:438) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceU64Group(hgB *kernel.Block, in []uint64, offs []int64, out []uint64, id uint64, op int32, span int) {
 	hgN := hgB.Threads()
@@ -18211,9 +18229,9 @@ func segReduceU64Group(hgB *kernel.Block, in []uint64, offs []int64, out []uint6
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:419
+//line kernels_types.go:439
 	warps := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:420
+//line kernels_types.go:440
 	hgGroupSegReduce[uint64](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -18221,7 +18239,7 @@ func segReduceU64Group(hgB *kernel.Block, in []uint64, offs []int64, out []uint6
 type selectCountU64Locals struct {
 }
 
-// selectCountU64Group runs one work-group of selectCountU64 (kernels_types.go:426) by loop fission: each stretch
+// selectCountU64Group runs one work-group of selectCountU64 (kernels_types.go:446) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountU64Group(hgB *kernel.Block, in []uint64, flags []uint8, counts []int64, pred int32, a uint64, tile int) {
 	hgN := hgB.Threads()
@@ -18230,9 +18248,9 @@ func selectCountU64Group(hgB *kernel.Block, in []uint64, flags []uint8, counts [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:427
+//line kernels_types.go:447
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:428
+//line kernels_types.go:448
 	hgGroupSelectCount[uint64](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -18240,7 +18258,7 @@ func selectCountU64Group(hgB *kernel.Block, in []uint64, flags []uint8, counts [
 type selectScatterU64Locals struct {
 }
 
-// selectScatterU64Group runs one work-group of selectScatterU64 (kernels_types.go:434) by loop fission: each stretch
+// selectScatterU64Group runs one work-group of selectScatterU64 (kernels_types.go:454) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterU64Group(hgB *kernel.Block, in []uint64, flags []uint8, out []uint64, outIdx []int64, vals bool, idx bool, pred int32, a uint64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18249,11 +18267,11 @@ func selectScatterU64Group(hgB *kernel.Block, in []uint64, flags []uint8, out []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:435
+//line kernels_types.go:455
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:436
+//line kernels_types.go:456
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:437
+//line kernels_types.go:457
 	hgGroupSelectScatter[uint64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18261,7 +18279,7 @@ func selectScatterU64Group(hgB *kernel.Block, in []uint64, flags []uint8, out []
 type segScanU64Locals struct {
 }
 
-// segScanU64Group runs one work-group of segScanU64 (kernels_types.go:443) by loop fission: each stretch
+// segScanU64Group runs one work-group of segScanU64 (kernels_types.go:463) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanU64Group(hgB *kernel.Block, in []uint64, heads []uint8, out []uint64, sums []uint64, sumHeads []uint8, carryIn []uint64, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18270,15 +18288,15 @@ func segScanU64Group(hgB *kernel.Block, in []uint64, heads []uint8, out []uint64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:444
+//line kernels_types.go:464
 	sh := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:445
+//line kernels_types.go:465
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:446
+//line kernels_types.go:466
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:447
+//line kernels_types.go:467
 	warpsV := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:448
+//line kernels_types.go:468
 	hgGroupSegScanTiles[uint64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18286,7 +18304,7 @@ func segScanU64Group(hgB *kernel.Block, in []uint64, heads []uint8, out []uint64
 type scanUpF32Locals struct {
 }
 
-// scanUpF32Group runs one work-group of scanUpF32 (kernels_types.go:480) by loop fission: each stretch
+// scanUpF32Group runs one work-group of scanUpF32 (kernels_types.go:500) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpF32Group(hgB *kernel.Block, in []float32, sums []float32, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18295,9 +18313,9 @@ func scanUpF32Group(hgB *kernel.Block, in []float32, sums []float32, tile int, t
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:481
+//line kernels_types.go:501
 	warps := kernel.Shared[[32]float32](t)
-//line kernels_types.go:482
+//line kernels_types.go:502
 	hgGroupTileSum[float32](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -18305,7 +18323,7 @@ func scanUpF32Group(hgB *kernel.Block, in []float32, sums []float32, tile int, t
 type scanF32Locals struct {
 }
 
-// scanF32Group runs one work-group of scanF32 (kernels_types.go:488) by loop fission: each stretch
+// scanF32Group runs one work-group of scanF32 (kernels_types.go:508) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanF32Group(hgB *kernel.Block, in []float32, out []float32, offs []float32, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18314,11 +18332,11 @@ func scanF32Group(hgB *kernel.Block, in []float32, out []float32, offs []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:489
+//line kernels_types.go:509
 	warps := kernel.Shared[[32]float32](t)
-//line kernels_types.go:490
+//line kernels_types.go:510
 	sh := kernel.DynamicShared[float32](t)
-//line kernels_types.go:491
+//line kernels_types.go:511
 	hgGroupScanTiles[float32](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -18326,7 +18344,7 @@ func scanF32Group(hgB *kernel.Block, in []float32, out []float32, offs []float32
 type segReduceF32Locals struct {
 }
 
-// segReduceF32Group runs one work-group of segReduceF32 (kernels_types.go:529) by loop fission: each stretch
+// segReduceF32Group runs one work-group of segReduceF32 (kernels_types.go:554) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceF32Group(hgB *kernel.Block, in []float32, offs []int64, out []float32, id float32, op int32, span int) {
 	hgN := hgB.Threads()
@@ -18335,9 +18353,9 @@ func segReduceF32Group(hgB *kernel.Block, in []float32, offs []int64, out []floa
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:530
+//line kernels_types.go:555
 	warps := kernel.Shared[[32]float32](t)
-//line kernels_types.go:531
+//line kernels_types.go:556
 	hgGroupSegReduce[float32](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -18345,7 +18363,7 @@ func segReduceF32Group(hgB *kernel.Block, in []float32, offs []int64, out []floa
 type selectCountF32Locals struct {
 }
 
-// selectCountF32Group runs one work-group of selectCountF32 (kernels_types.go:537) by loop fission: each stretch
+// selectCountF32Group runs one work-group of selectCountF32 (kernels_types.go:562) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountF32Group(hgB *kernel.Block, in []float32, flags []uint8, counts []int64, pred int32, a float32, tile int) {
 	hgN := hgB.Threads()
@@ -18354,9 +18372,9 @@ func selectCountF32Group(hgB *kernel.Block, in []float32, flags []uint8, counts 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:538
+//line kernels_types.go:563
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:539
+//line kernels_types.go:564
 	hgGroupSelectCount[float32](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -18364,7 +18382,7 @@ func selectCountF32Group(hgB *kernel.Block, in []float32, flags []uint8, counts 
 type selectScatterF32Locals struct {
 }
 
-// selectScatterF32Group runs one work-group of selectScatterF32 (kernels_types.go:545) by loop fission: each stretch
+// selectScatterF32Group runs one work-group of selectScatterF32 (kernels_types.go:570) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterF32Group(hgB *kernel.Block, in []float32, flags []uint8, out []float32, outIdx []int64, vals bool, idx bool, pred int32, a float32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18373,11 +18391,11 @@ func selectScatterF32Group(hgB *kernel.Block, in []float32, flags []uint8, out [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:546
+//line kernels_types.go:571
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:547
+//line kernels_types.go:572
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:548
+//line kernels_types.go:573
 	hgGroupSelectScatter[float32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18385,7 +18403,7 @@ func selectScatterF32Group(hgB *kernel.Block, in []float32, flags []uint8, out [
 type segScanF32Locals struct {
 }
 
-// segScanF32Group runs one work-group of segScanF32 (kernels_types.go:554) by loop fission: each stretch
+// segScanF32Group runs one work-group of segScanF32 (kernels_types.go:579) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanF32Group(hgB *kernel.Block, in []float32, heads []uint8, out []float32, sums []float32, sumHeads []uint8, carryIn []float32, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18394,15 +18412,15 @@ func segScanF32Group(hgB *kernel.Block, in []float32, heads []uint8, out []float
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:555
+//line kernels_types.go:580
 	sh := kernel.DynamicShared[float32](t)
-//line kernels_types.go:556
+//line kernels_types.go:581
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:557
+//line kernels_types.go:582
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:558
+//line kernels_types.go:583
 	warpsV := kernel.Shared[[32]float32](t)
-//line kernels_types.go:559
+//line kernels_types.go:584
 	hgGroupSegScanTiles[float32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18410,7 +18428,7 @@ func segScanF32Group(hgB *kernel.Block, in []float32, heads []uint8, out []float
 type scanUpF64Locals struct {
 }
 
-// scanUpF64Group runs one work-group of scanUpF64 (kernels_types.go:591) by loop fission: each stretch
+// scanUpF64Group runs one work-group of scanUpF64 (kernels_types.go:616) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpF64Group(hgB *kernel.Block, in []float64, sums []float64, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18419,9 +18437,9 @@ func scanUpF64Group(hgB *kernel.Block, in []float64, sums []float64, tile int, t
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:592
+//line kernels_types.go:617
 	warps := kernel.Shared[[32]float64](t)
-//line kernels_types.go:593
+//line kernels_types.go:618
 	hgGroupTileSum[float64](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -18429,7 +18447,7 @@ func scanUpF64Group(hgB *kernel.Block, in []float64, sums []float64, tile int, t
 type scanF64Locals struct {
 }
 
-// scanF64Group runs one work-group of scanF64 (kernels_types.go:599) by loop fission: each stretch
+// scanF64Group runs one work-group of scanF64 (kernels_types.go:624) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanF64Group(hgB *kernel.Block, in []float64, out []float64, offs []float64, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18438,11 +18456,11 @@ func scanF64Group(hgB *kernel.Block, in []float64, out []float64, offs []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:600
+//line kernels_types.go:625
 	warps := kernel.Shared[[32]float64](t)
-//line kernels_types.go:601
+//line kernels_types.go:626
 	sh := kernel.DynamicShared[float64](t)
-//line kernels_types.go:602
+//line kernels_types.go:627
 	hgGroupScanTiles[float64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -18450,7 +18468,7 @@ func scanF64Group(hgB *kernel.Block, in []float64, out []float64, offs []float64
 type segReduceF64Locals struct {
 }
 
-// segReduceF64Group runs one work-group of segReduceF64 (kernels_types.go:640) by loop fission: each stretch
+// segReduceF64Group runs one work-group of segReduceF64 (kernels_types.go:670) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceF64Group(hgB *kernel.Block, in []float64, offs []int64, out []float64, id float64, op int32, span int) {
 	hgN := hgB.Threads()
@@ -18459,9 +18477,9 @@ func segReduceF64Group(hgB *kernel.Block, in []float64, offs []int64, out []floa
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:641
+//line kernels_types.go:671
 	warps := kernel.Shared[[32]float64](t)
-//line kernels_types.go:642
+//line kernels_types.go:672
 	hgGroupSegReduce[float64](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -18469,7 +18487,7 @@ func segReduceF64Group(hgB *kernel.Block, in []float64, offs []int64, out []floa
 type selectCountF64Locals struct {
 }
 
-// selectCountF64Group runs one work-group of selectCountF64 (kernels_types.go:648) by loop fission: each stretch
+// selectCountF64Group runs one work-group of selectCountF64 (kernels_types.go:678) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountF64Group(hgB *kernel.Block, in []float64, flags []uint8, counts []int64, pred int32, a float64, tile int) {
 	hgN := hgB.Threads()
@@ -18478,9 +18496,9 @@ func selectCountF64Group(hgB *kernel.Block, in []float64, flags []uint8, counts 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:649
+//line kernels_types.go:679
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:650
+//line kernels_types.go:680
 	hgGroupSelectCount[float64](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -18488,7 +18506,7 @@ func selectCountF64Group(hgB *kernel.Block, in []float64, flags []uint8, counts 
 type selectScatterF64Locals struct {
 }
 
-// selectScatterF64Group runs one work-group of selectScatterF64 (kernels_types.go:656) by loop fission: each stretch
+// selectScatterF64Group runs one work-group of selectScatterF64 (kernels_types.go:686) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterF64Group(hgB *kernel.Block, in []float64, flags []uint8, out []float64, outIdx []int64, vals bool, idx bool, pred int32, a float64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18497,11 +18515,11 @@ func selectScatterF64Group(hgB *kernel.Block, in []float64, flags []uint8, out [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:657
+//line kernels_types.go:687
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:658
+//line kernels_types.go:688
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:659
+//line kernels_types.go:689
 	hgGroupSelectScatter[float64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18509,7 +18527,7 @@ func selectScatterF64Group(hgB *kernel.Block, in []float64, flags []uint8, out [
 type segScanF64Locals struct {
 }
 
-// segScanF64Group runs one work-group of segScanF64 (kernels_types.go:665) by loop fission: each stretch
+// segScanF64Group runs one work-group of segScanF64 (kernels_types.go:695) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanF64Group(hgB *kernel.Block, in []float64, heads []uint8, out []float64, sums []float64, sumHeads []uint8, carryIn []float64, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18518,15 +18536,15 @@ func segScanF64Group(hgB *kernel.Block, in []float64, heads []uint8, out []float
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:666
+//line kernels_types.go:696
 	sh := kernel.DynamicShared[float64](t)
-//line kernels_types.go:667
+//line kernels_types.go:697
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:668
+//line kernels_types.go:698
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:669
+//line kernels_types.go:699
 	warpsV := kernel.Shared[[32]float64](t)
-//line kernels_types.go:670
+//line kernels_types.go:700
 	hgGroupSegScanTiles[float64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18534,7 +18552,7 @@ func segScanF64Group(hgB *kernel.Block, in []float64, heads []uint8, out []float
 type histogramU8Locals struct {
 }
 
-// histogramU8Group runs one work-group of histogramU8 (kernels_types.go:676) by loop fission: each stretch
+// histogramU8Group runs one work-group of histogramU8 (kernels_types.go:706) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU8Group(hgB *kernel.Block, samples []uint8, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -18543,9 +18561,9 @@ func histogramU8Group(hgB *kernel.Block, samples []uint8, hist []uint32, isFloat
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:677
+//line kernels_types.go:707
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:678
+//line kernels_types.go:708
 	hgGroupHistogramEven[uint8](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -18632,7 +18650,7 @@ func hgGroupHistogramEven[T number](hgB *kernel.Block, samples []T, hist []uint3
 type histogramU16Locals struct {
 }
 
-// histogramU16Group runs one work-group of histogramU16 (kernels_types.go:684) by loop fission: each stretch
+// histogramU16Group runs one work-group of histogramU16 (kernels_types.go:714) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -18641,9 +18659,9 @@ func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFlo
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:685
+//line kernels_types.go:715
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:686
+//line kernels_types.go:716
 	hgGroupHistogramEven[uint16](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -18651,7 +18669,7 @@ func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFlo
 type histogramI32Locals struct {
 }
 
-// histogramI32Group runs one work-group of histogramI32 (kernels_types.go:692) by loop fission: each stretch
+// histogramI32Group runs one work-group of histogramI32 (kernels_types.go:722) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -18660,9 +18678,9 @@ func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloa
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:693
+//line kernels_types.go:723
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:694
+//line kernels_types.go:724
 	hgGroupHistogramEven[int32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -18670,7 +18688,7 @@ func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloa
 type histogramU32Locals struct {
 }
 
-// histogramU32Group runs one work-group of histogramU32 (kernels_types.go:700) by loop fission: each stretch
+// histogramU32Group runs one work-group of histogramU32 (kernels_types.go:730) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -18679,9 +18697,9 @@ func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFlo
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:701
+//line kernels_types.go:731
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:702
+//line kernels_types.go:732
 	hgGroupHistogramEven[uint32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -18689,7 +18707,7 @@ func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFlo
 type histogramF32Locals struct {
 }
 
-// histogramF32Group runs one work-group of histogramF32 (kernels_types.go:708) by loop fission: each stretch
+// histogramF32Group runs one work-group of histogramF32 (kernels_types.go:738) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -18698,9 +18716,9 @@ func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFl
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:709
+//line kernels_types.go:739
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:710
+//line kernels_types.go:740
 	hgGroupHistogramEven[float32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -18708,7 +18726,7 @@ func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFl
 type histogramF64Locals struct {
 }
 
-// histogramF64Group runs one work-group of histogramF64 (kernels_types.go:716) by loop fission: each stretch
+// histogramF64Group runs one work-group of histogramF64 (kernels_types.go:746) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -18717,9 +18735,9 @@ func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFl
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:717
+//line kernels_types.go:747
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:718
+//line kernels_types.go:748
 	hgGroupHistogramEven[float64](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -18727,7 +18745,7 @@ func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFl
 type sortCountI8Locals struct {
 }
 
-// sortCountI8Group runs one work-group of sortCountI8 (kernels_types.go:724) by loop fission: each stretch
+// sortCountI8Group runs one work-group of sortCountI8 (kernels_types.go:754) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI8Group(hgB *kernel.Block, keys []int8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -18736,9 +18754,9 @@ func sortCountI8Group(hgB *kernel.Block, keys []int8, counts []uint32, shift int
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:725
+//line kernels_types.go:755
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:726
+//line kernels_types.go:756
 	hgGroupSortCount[int8](hgB, keys, counts, shift, bits, kindSigned, 8, desc, tile, bins)
 }
 
@@ -18810,7 +18828,7 @@ func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, sh
 type sortKeysI8Locals struct {
 }
 
-// sortKeysI8Group runs one work-group of sortKeysI8 (kernels_types.go:732) by loop fission: each stretch
+// sortKeysI8Group runs one work-group of sortKeysI8 (kernels_types.go:762) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI8Group(hgB *kernel.Block, keysIn []int8, keysOut []int8, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -18819,13 +18837,13 @@ func sortKeysI8Group(hgB *kernel.Block, keysIn []int8, keysOut []int8, offs []ui
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:733
+//line kernels_types.go:763
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:734
+//line kernels_types.go:764
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:735
+//line kernels_types.go:765
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:736
+//line kernels_types.go:766
 	hgGroupSortScatter[int8, int8](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 8, desc, tile, run, cnt, off)
 }
 
@@ -19028,7 +19046,7 @@ func hgGroupSortScatter[K number, V any](hgB *kernel.Block, keysIn []K, keysOut 
 type mergeBlockI8Locals struct {
 }
 
-// mergeBlockI8Group runs one work-group of mergeBlockI8 (kernels_types.go:749) by loop fission: each stretch
+// mergeBlockI8Group runs one work-group of mergeBlockI8 (kernels_types.go:779) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI8Group(hgB *kernel.Block, in []int8, out []int8, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19037,11 +19055,11 @@ func mergeBlockI8Group(hgB *kernel.Block, in []int8, out []int8, outI []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:750
+//line kernels_types.go:780
 	sk := kernel.DynamicShared[int8](t)
-//line kernels_types.go:751
+//line kernels_types.go:781
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:752
+//line kernels_types.go:782
 	hgGroupMergeSortBlock[int8](hgB, in, out, outI, pairs, ord, kindSigned, 8, tile, sk, si)
 }
 
@@ -19163,7 +19181,7 @@ func hgGroupMergeSortBlock[K number](hgB *kernel.Block, in []K, out []K, outI []
 type mergePassI8Locals struct {
 }
 
-// mergePassI8Group runs one work-group of mergePassI8 (kernels_types.go:758) by loop fission: each stretch
+// mergePassI8Group runs one work-group of mergePassI8 (kernels_types.go:788) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI8Group(hgB *kernel.Block, src []int8, dst []int8, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19172,13 +19190,13 @@ func mergePassI8Group(hgB *kernel.Block, src []int8, dst []int8, srcI []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:759
+//line kernels_types.go:789
 	sk := kernel.DynamicShared[int8](t)
-//line kernels_types.go:760
+//line kernels_types.go:790
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:761
+//line kernels_types.go:791
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:762
+//line kernels_types.go:792
 	hgGroupMergePass[int8](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 8, count, w, tile, sk, si, part)
 }
 
@@ -19317,7 +19335,7 @@ func hgGroupMergePass[K number](hgB *kernel.Block, src []K, dst []K, srcI []uint
 type sortCountU8Locals struct {
 }
 
-// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:768) by loop fission: each stretch
+// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:798) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19326,9 +19344,9 @@ func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift in
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:769
+//line kernels_types.go:799
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:770
+//line kernels_types.go:800
 	hgGroupSortCount[uint8](hgB, keys, counts, shift, bits, kindUnsigned, 8, desc, tile, bins)
 }
 
@@ -19336,7 +19354,7 @@ func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift in
 type sortKeysU8Locals struct {
 }
 
-// sortKeysU8Group runs one work-group of sortKeysU8 (kernels_types.go:776) by loop fission: each stretch
+// sortKeysU8Group runs one work-group of sortKeysU8 (kernels_types.go:806) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU8Group(hgB *kernel.Block, keysIn []uint8, keysOut []uint8, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19345,13 +19363,13 @@ func sortKeysU8Group(hgB *kernel.Block, keysIn []uint8, keysOut []uint8, offs []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:777
+//line kernels_types.go:807
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:778
+//line kernels_types.go:808
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:779
+//line kernels_types.go:809
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:780
+//line kernels_types.go:810
 	hgGroupSortScatter[uint8, uint8](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 8, desc, tile, run, cnt, off)
 }
 
@@ -19359,7 +19377,7 @@ func sortKeysU8Group(hgB *kernel.Block, keysIn []uint8, keysOut []uint8, offs []
 type mergeBlockU8Locals struct {
 }
 
-// mergeBlockU8Group runs one work-group of mergeBlockU8 (kernels_types.go:793) by loop fission: each stretch
+// mergeBlockU8Group runs one work-group of mergeBlockU8 (kernels_types.go:823) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU8Group(hgB *kernel.Block, in []uint8, out []uint8, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19368,11 +19386,11 @@ func mergeBlockU8Group(hgB *kernel.Block, in []uint8, out []uint8, outI []uint32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:794
+//line kernels_types.go:824
 	sk := kernel.DynamicShared[uint8](t)
-//line kernels_types.go:795
+//line kernels_types.go:825
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:796
+//line kernels_types.go:826
 	hgGroupMergeSortBlock[uint8](hgB, in, out, outI, pairs, ord, kindUnsigned, 8, tile, sk, si)
 }
 
@@ -19380,7 +19398,7 @@ func mergeBlockU8Group(hgB *kernel.Block, in []uint8, out []uint8, outI []uint32
 type mergePassU8Locals struct {
 }
 
-// mergePassU8Group runs one work-group of mergePassU8 (kernels_types.go:802) by loop fission: each stretch
+// mergePassU8Group runs one work-group of mergePassU8 (kernels_types.go:832) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19389,13 +19407,13 @@ func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:803
+//line kernels_types.go:833
 	sk := kernel.DynamicShared[uint8](t)
-//line kernels_types.go:804
+//line kernels_types.go:834
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:805
+//line kernels_types.go:835
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:806
+//line kernels_types.go:836
 	hgGroupMergePass[uint8](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 8, count, w, tile, sk, si, part)
 }
 
@@ -19403,7 +19421,7 @@ func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32
 type sortCountI16Locals struct {
 }
 
-// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:812) by loop fission: each stretch
+// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:842) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19412,9 +19430,9 @@ func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:813
+//line kernels_types.go:843
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:814
+//line kernels_types.go:844
 	hgGroupSortCount[int16](hgB, keys, counts, shift, bits, kindSigned, 16, desc, tile, bins)
 }
 
@@ -19422,7 +19440,7 @@ func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift i
 type sortKeysI16Locals struct {
 }
 
-// sortKeysI16Group runs one work-group of sortKeysI16 (kernels_types.go:820) by loop fission: each stretch
+// sortKeysI16Group runs one work-group of sortKeysI16 (kernels_types.go:850) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI16Group(hgB *kernel.Block, keysIn []int16, keysOut []int16, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19431,13 +19449,13 @@ func sortKeysI16Group(hgB *kernel.Block, keysIn []int16, keysOut []int16, offs [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:821
+//line kernels_types.go:851
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:822
+//line kernels_types.go:852
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:823
+//line kernels_types.go:853
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:824
+//line kernels_types.go:854
 	hgGroupSortScatter[int16, int16](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 16, desc, tile, run, cnt, off)
 }
 
@@ -19445,7 +19463,7 @@ func sortKeysI16Group(hgB *kernel.Block, keysIn []int16, keysOut []int16, offs [
 type mergeBlockI16Locals struct {
 }
 
-// mergeBlockI16Group runs one work-group of mergeBlockI16 (kernels_types.go:837) by loop fission: each stretch
+// mergeBlockI16Group runs one work-group of mergeBlockI16 (kernels_types.go:867) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI16Group(hgB *kernel.Block, in []int16, out []int16, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19454,11 +19472,11 @@ func mergeBlockI16Group(hgB *kernel.Block, in []int16, out []int16, outI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:838
+//line kernels_types.go:868
 	sk := kernel.DynamicShared[int16](t)
-//line kernels_types.go:839
+//line kernels_types.go:869
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:840
+//line kernels_types.go:870
 	hgGroupMergeSortBlock[int16](hgB, in, out, outI, pairs, ord, kindSigned, 16, tile, sk, si)
 }
 
@@ -19466,7 +19484,7 @@ func mergeBlockI16Group(hgB *kernel.Block, in []int16, out []int16, outI []uint3
 type mergePassI16Locals struct {
 }
 
-// mergePassI16Group runs one work-group of mergePassI16 (kernels_types.go:846) by loop fission: each stretch
+// mergePassI16Group runs one work-group of mergePassI16 (kernels_types.go:876) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19475,13 +19493,13 @@ func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:847
+//line kernels_types.go:877
 	sk := kernel.DynamicShared[int16](t)
-//line kernels_types.go:848
+//line kernels_types.go:878
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:849
+//line kernels_types.go:879
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:850
+//line kernels_types.go:880
 	hgGroupMergePass[int16](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 16, count, w, tile, sk, si, part)
 }
 
@@ -19489,7 +19507,7 @@ func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint3
 type sortCountU16Locals struct {
 }
 
-// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:856) by loop fission: each stretch
+// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:886) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19498,9 +19516,9 @@ func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:857
+//line kernels_types.go:887
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:858
+//line kernels_types.go:888
 	hgGroupSortCount[uint16](hgB, keys, counts, shift, bits, kindUnsigned, 16, desc, tile, bins)
 }
 
@@ -19508,7 +19526,7 @@ func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift 
 type sortKeysU16Locals struct {
 }
 
-// sortKeysU16Group runs one work-group of sortKeysU16 (kernels_types.go:864) by loop fission: each stretch
+// sortKeysU16Group runs one work-group of sortKeysU16 (kernels_types.go:894) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU16Group(hgB *kernel.Block, keysIn []uint16, keysOut []uint16, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19517,13 +19535,13 @@ func sortKeysU16Group(hgB *kernel.Block, keysIn []uint16, keysOut []uint16, offs
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:865
+//line kernels_types.go:895
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:866
+//line kernels_types.go:896
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:867
+//line kernels_types.go:897
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:868
+//line kernels_types.go:898
 	hgGroupSortScatter[uint16, uint16](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 16, desc, tile, run, cnt, off)
 }
 
@@ -19531,7 +19549,7 @@ func sortKeysU16Group(hgB *kernel.Block, keysIn []uint16, keysOut []uint16, offs
 type mergeBlockU16Locals struct {
 }
 
-// mergeBlockU16Group runs one work-group of mergeBlockU16 (kernels_types.go:881) by loop fission: each stretch
+// mergeBlockU16Group runs one work-group of mergeBlockU16 (kernels_types.go:911) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU16Group(hgB *kernel.Block, in []uint16, out []uint16, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19540,11 +19558,11 @@ func mergeBlockU16Group(hgB *kernel.Block, in []uint16, out []uint16, outI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:882
+//line kernels_types.go:912
 	sk := kernel.DynamicShared[uint16](t)
-//line kernels_types.go:883
+//line kernels_types.go:913
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:884
+//line kernels_types.go:914
 	hgGroupMergeSortBlock[uint16](hgB, in, out, outI, pairs, ord, kindUnsigned, 16, tile, sk, si)
 }
 
@@ -19552,7 +19570,7 @@ func mergeBlockU16Group(hgB *kernel.Block, in []uint16, out []uint16, outI []uin
 type mergePassU16Locals struct {
 }
 
-// mergePassU16Group runs one work-group of mergePassU16 (kernels_types.go:890) by loop fission: each stretch
+// mergePassU16Group runs one work-group of mergePassU16 (kernels_types.go:920) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19561,13 +19579,13 @@ func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:891
+//line kernels_types.go:921
 	sk := kernel.DynamicShared[uint16](t)
-//line kernels_types.go:892
+//line kernels_types.go:922
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:893
+//line kernels_types.go:923
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:894
+//line kernels_types.go:924
 	hgGroupMergePass[uint16](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 16, count, w, tile, sk, si, part)
 }
 
@@ -19575,7 +19593,7 @@ func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uin
 type sortCountI32Locals struct {
 }
 
-// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:900) by loop fission: each stretch
+// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:930) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19584,9 +19602,9 @@ func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:901
+//line kernels_types.go:931
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:902
+//line kernels_types.go:932
 	hgGroupSortCount[int32](hgB, keys, counts, shift, bits, kindSigned, 32, desc, tile, bins)
 }
 
@@ -19594,7 +19612,7 @@ func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift i
 type sortKeysI32Locals struct {
 }
 
-// sortKeysI32Group runs one work-group of sortKeysI32 (kernels_types.go:908) by loop fission: each stretch
+// sortKeysI32Group runs one work-group of sortKeysI32 (kernels_types.go:938) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19603,13 +19621,13 @@ func sortKeysI32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, offs [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:909
+//line kernels_types.go:939
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:910
+//line kernels_types.go:940
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:911
+//line kernels_types.go:941
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:912
+//line kernels_types.go:942
 	hgGroupSortScatter[int32, int32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -19617,7 +19635,7 @@ func sortKeysI32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, offs [
 type mergeBlockI32Locals struct {
 }
 
-// mergeBlockI32Group runs one work-group of mergeBlockI32 (kernels_types.go:925) by loop fission: each stretch
+// mergeBlockI32Group runs one work-group of mergeBlockI32 (kernels_types.go:955) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI32Group(hgB *kernel.Block, in []int32, out []int32, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19626,11 +19644,11 @@ func mergeBlockI32Group(hgB *kernel.Block, in []int32, out []int32, outI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:926
+//line kernels_types.go:956
 	sk := kernel.DynamicShared[int32](t)
-//line kernels_types.go:927
+//line kernels_types.go:957
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:928
+//line kernels_types.go:958
 	hgGroupMergeSortBlock[int32](hgB, in, out, outI, pairs, ord, kindSigned, 32, tile, sk, si)
 }
 
@@ -19638,7 +19656,7 @@ func mergeBlockI32Group(hgB *kernel.Block, in []int32, out []int32, outI []uint3
 type mergePassI32Locals struct {
 }
 
-// mergePassI32Group runs one work-group of mergePassI32 (kernels_types.go:934) by loop fission: each stretch
+// mergePassI32Group runs one work-group of mergePassI32 (kernels_types.go:964) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19647,13 +19665,13 @@ func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:935
+//line kernels_types.go:965
 	sk := kernel.DynamicShared[int32](t)
-//line kernels_types.go:936
+//line kernels_types.go:966
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:937
+//line kernels_types.go:967
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:938
+//line kernels_types.go:968
 	hgGroupMergePass[int32](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 32, count, w, tile, sk, si, part)
 }
 
@@ -19661,7 +19679,7 @@ func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint3
 type sortCountU32Locals struct {
 }
 
-// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:944) by loop fission: each stretch
+// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:974) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19670,9 +19688,9 @@ func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:945
+//line kernels_types.go:975
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:946
+//line kernels_types.go:976
 	hgGroupSortCount[uint32](hgB, keys, counts, shift, bits, kindUnsigned, 32, desc, tile, bins)
 }
 
@@ -19680,7 +19698,7 @@ func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift 
 type sortKeysU32Locals struct {
 }
 
-// sortKeysU32Group runs one work-group of sortKeysU32 (kernels_types.go:952) by loop fission: each stretch
+// sortKeysU32Group runs one work-group of sortKeysU32 (kernels_types.go:982) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19689,13 +19707,13 @@ func sortKeysU32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, offs
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:953
+//line kernels_types.go:983
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:954
+//line kernels_types.go:984
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:955
+//line kernels_types.go:985
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:956
+//line kernels_types.go:986
 	hgGroupSortScatter[uint32, uint32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -19703,7 +19721,7 @@ func sortKeysU32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, offs
 type mergeBlockU32Locals struct {
 }
 
-// mergeBlockU32Group runs one work-group of mergeBlockU32 (kernels_types.go:969) by loop fission: each stretch
+// mergeBlockU32Group runs one work-group of mergeBlockU32 (kernels_types.go:999) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU32Group(hgB *kernel.Block, in []uint32, out []uint32, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19712,11 +19730,11 @@ func mergeBlockU32Group(hgB *kernel.Block, in []uint32, out []uint32, outI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:970
+//line kernels_types.go:1000
 	sk := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:971
+//line kernels_types.go:1001
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:972
+//line kernels_types.go:1002
 	hgGroupMergeSortBlock[uint32](hgB, in, out, outI, pairs, ord, kindUnsigned, 32, tile, sk, si)
 }
 
@@ -19724,7 +19742,7 @@ func mergeBlockU32Group(hgB *kernel.Block, in []uint32, out []uint32, outI []uin
 type mergePassU32Locals struct {
 }
 
-// mergePassU32Group runs one work-group of mergePassU32 (kernels_types.go:978) by loop fission: each stretch
+// mergePassU32Group runs one work-group of mergePassU32 (kernels_types.go:1008) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19733,13 +19751,13 @@ func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:979
+//line kernels_types.go:1009
 	sk := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:980
+//line kernels_types.go:1010
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:981
+//line kernels_types.go:1011
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:982
+//line kernels_types.go:1012
 	hgGroupMergePass[uint32](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 32, count, w, tile, sk, si, part)
 }
 
@@ -19747,7 +19765,7 @@ func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uin
 type sortCountI64Locals struct {
 }
 
-// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:988) by loop fission: each stretch
+// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:1018) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19756,9 +19774,9 @@ func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:989
+//line kernels_types.go:1019
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:990
+//line kernels_types.go:1020
 	hgGroupSortCount[int64](hgB, keys, counts, shift, bits, kindSigned, 64, desc, tile, bins)
 }
 
@@ -19766,7 +19784,7 @@ func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift i
 type sortKeysI64Locals struct {
 }
 
-// sortKeysI64Group runs one work-group of sortKeysI64 (kernels_types.go:996) by loop fission: each stretch
+// sortKeysI64Group runs one work-group of sortKeysI64 (kernels_types.go:1026) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19775,13 +19793,13 @@ func sortKeysI64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, offs [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:997
+//line kernels_types.go:1027
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:998
+//line kernels_types.go:1028
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:999
+//line kernels_types.go:1029
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1000
+//line kernels_types.go:1030
 	hgGroupSortScatter[int64, int64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -19789,7 +19807,7 @@ func sortKeysI64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, offs [
 type mergeBlockI64Locals struct {
 }
 
-// mergeBlockI64Group runs one work-group of mergeBlockI64 (kernels_types.go:1013) by loop fission: each stretch
+// mergeBlockI64Group runs one work-group of mergeBlockI64 (kernels_types.go:1043) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI64Group(hgB *kernel.Block, in []int64, out []int64, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19798,11 +19816,11 @@ func mergeBlockI64Group(hgB *kernel.Block, in []int64, out []int64, outI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1014
+//line kernels_types.go:1044
 	sk := kernel.DynamicShared[int64](t)
-//line kernels_types.go:1015
+//line kernels_types.go:1045
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1016
+//line kernels_types.go:1046
 	hgGroupMergeSortBlock[int64](hgB, in, out, outI, pairs, ord, kindSigned, 64, tile, sk, si)
 }
 
@@ -19810,7 +19828,7 @@ func mergeBlockI64Group(hgB *kernel.Block, in []int64, out []int64, outI []uint3
 type mergePassI64Locals struct {
 }
 
-// mergePassI64Group runs one work-group of mergePassI64 (kernels_types.go:1022) by loop fission: each stretch
+// mergePassI64Group runs one work-group of mergePassI64 (kernels_types.go:1052) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19819,13 +19837,13 @@ func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1023
+//line kernels_types.go:1053
 	sk := kernel.DynamicShared[int64](t)
-//line kernels_types.go:1024
+//line kernels_types.go:1054
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1025
+//line kernels_types.go:1055
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1026
+//line kernels_types.go:1056
 	hgGroupMergePass[int64](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 64, count, w, tile, sk, si, part)
 }
 
@@ -19833,7 +19851,7 @@ func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint3
 type sortCountU64Locals struct {
 }
 
-// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:1032) by loop fission: each stretch
+// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:1062) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19842,9 +19860,9 @@ func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1033
+//line kernels_types.go:1063
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1034
+//line kernels_types.go:1064
 	hgGroupSortCount[uint64](hgB, keys, counts, shift, bits, kindUnsigned, 64, desc, tile, bins)
 }
 
@@ -19852,7 +19870,7 @@ func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift 
 type sortKeysU64Locals struct {
 }
 
-// sortKeysU64Group runs one work-group of sortKeysU64 (kernels_types.go:1040) by loop fission: each stretch
+// sortKeysU64Group runs one work-group of sortKeysU64 (kernels_types.go:1070) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19861,13 +19879,13 @@ func sortKeysU64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, offs
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1041
+//line kernels_types.go:1071
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1042
+//line kernels_types.go:1072
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1043
+//line kernels_types.go:1073
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1044
+//line kernels_types.go:1074
 	hgGroupSortScatter[uint64, uint64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -19875,7 +19893,7 @@ func sortKeysU64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, offs
 type mergeBlockU64Locals struct {
 }
 
-// mergeBlockU64Group runs one work-group of mergeBlockU64 (kernels_types.go:1057) by loop fission: each stretch
+// mergeBlockU64Group runs one work-group of mergeBlockU64 (kernels_types.go:1087) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU64Group(hgB *kernel.Block, in []uint64, out []uint64, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19884,11 +19902,11 @@ func mergeBlockU64Group(hgB *kernel.Block, in []uint64, out []uint64, outI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1058
+//line kernels_types.go:1088
 	sk := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:1059
+//line kernels_types.go:1089
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1060
+//line kernels_types.go:1090
 	hgGroupMergeSortBlock[uint64](hgB, in, out, outI, pairs, ord, kindUnsigned, 64, tile, sk, si)
 }
 
@@ -19896,7 +19914,7 @@ func mergeBlockU64Group(hgB *kernel.Block, in []uint64, out []uint64, outI []uin
 type mergePassU64Locals struct {
 }
 
-// mergePassU64Group runs one work-group of mergePassU64 (kernels_types.go:1066) by loop fission: each stretch
+// mergePassU64Group runs one work-group of mergePassU64 (kernels_types.go:1096) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19905,13 +19923,13 @@ func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1067
+//line kernels_types.go:1097
 	sk := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:1068
+//line kernels_types.go:1098
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1069
+//line kernels_types.go:1099
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1070
+//line kernels_types.go:1100
 	hgGroupMergePass[uint64](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 64, count, w, tile, sk, si, part)
 }
 
@@ -19919,7 +19937,7 @@ func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uin
 type sortCountF32Locals struct {
 }
 
-// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:1076) by loop fission: each stretch
+// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:1106) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19928,9 +19946,9 @@ func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1077
+//line kernels_types.go:1107
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1078
+//line kernels_types.go:1108
 	hgGroupSortCount[float32](hgB, keys, counts, shift, bits, kindFloat32, 32, desc, tile, bins)
 }
 
@@ -19938,7 +19956,7 @@ func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift
 type sortKeysF32Locals struct {
 }
 
-// sortKeysF32Group runs one work-group of sortKeysF32 (kernels_types.go:1084) by loop fission: each stretch
+// sortKeysF32Group runs one work-group of sortKeysF32 (kernels_types.go:1114) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysF32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19947,13 +19965,13 @@ func sortKeysF32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, of
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1085
+//line kernels_types.go:1115
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1086
+//line kernels_types.go:1116
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1087
+//line kernels_types.go:1117
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1088
+//line kernels_types.go:1118
 	hgGroupSortScatter[float32, float32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -19961,7 +19979,7 @@ func sortKeysF32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, of
 type mergeBlockF32Locals struct {
 }
 
-// mergeBlockF32Group runs one work-group of mergeBlockF32 (kernels_types.go:1101) by loop fission: each stretch
+// mergeBlockF32Group runs one work-group of mergeBlockF32 (kernels_types.go:1131) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockF32Group(hgB *kernel.Block, in []float32, out []float32, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19970,11 +19988,11 @@ func mergeBlockF32Group(hgB *kernel.Block, in []float32, out []float32, outI []u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1102
+//line kernels_types.go:1132
 	sk := kernel.DynamicShared[float32](t)
-//line kernels_types.go:1103
+//line kernels_types.go:1133
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1104
+//line kernels_types.go:1134
 	hgGroupMergeSortBlock[float32](hgB, in, out, outI, pairs, ord, kindFloat32, 32, tile, sk, si)
 }
 
@@ -19982,7 +20000,7 @@ func mergeBlockF32Group(hgB *kernel.Block, in []float32, out []float32, outI []u
 type mergePassF32Locals struct {
 }
 
-// mergePassF32Group runs one work-group of mergePassF32 (kernels_types.go:1110) by loop fission: each stretch
+// mergePassF32Group runs one work-group of mergePassF32 (kernels_types.go:1140) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19991,13 +20009,13 @@ func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1111
+//line kernels_types.go:1141
 	sk := kernel.DynamicShared[float32](t)
-//line kernels_types.go:1112
+//line kernels_types.go:1142
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1113
+//line kernels_types.go:1143
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1114
+//line kernels_types.go:1144
 	hgGroupMergePass[float32](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat32, 32, count, w, tile, sk, si, part)
 }
 
@@ -20005,7 +20023,7 @@ func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []u
 type sortCountF64Locals struct {
 }
 
-// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:1120) by loop fission: each stretch
+// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:1150) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20014,9 +20032,9 @@ func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1121
+//line kernels_types.go:1151
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1122
+//line kernels_types.go:1152
 	hgGroupSortCount[float64](hgB, keys, counts, shift, bits, kindFloat64, 64, desc, tile, bins)
 }
 
@@ -20024,7 +20042,7 @@ func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift
 type sortKeysF64Locals struct {
 }
 
-// sortKeysF64Group runs one work-group of sortKeysF64 (kernels_types.go:1128) by loop fission: each stretch
+// sortKeysF64Group runs one work-group of sortKeysF64 (kernels_types.go:1158) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysF64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20033,13 +20051,13 @@ func sortKeysF64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, of
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1129
+//line kernels_types.go:1159
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1130
+//line kernels_types.go:1160
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1131
+//line kernels_types.go:1161
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1132
+//line kernels_types.go:1162
 	hgGroupSortScatter[float64, float64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -20047,7 +20065,7 @@ func sortKeysF64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, of
 type mergeBlockF64Locals struct {
 }
 
-// mergeBlockF64Group runs one work-group of mergeBlockF64 (kernels_types.go:1145) by loop fission: each stretch
+// mergeBlockF64Group runs one work-group of mergeBlockF64 (kernels_types.go:1175) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockF64Group(hgB *kernel.Block, in []float64, out []float64, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20056,11 +20074,11 @@ func mergeBlockF64Group(hgB *kernel.Block, in []float64, out []float64, outI []u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1146
+//line kernels_types.go:1176
 	sk := kernel.DynamicShared[float64](t)
-//line kernels_types.go:1147
+//line kernels_types.go:1177
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1148
+//line kernels_types.go:1178
 	hgGroupMergeSortBlock[float64](hgB, in, out, outI, pairs, ord, kindFloat64, 64, tile, sk, si)
 }
 
@@ -20068,7 +20086,7 @@ func mergeBlockF64Group(hgB *kernel.Block, in []float64, out []float64, outI []u
 type mergePassF64Locals struct {
 }
 
-// mergePassF64Group runs one work-group of mergePassF64 (kernels_types.go:1154) by loop fission: each stretch
+// mergePassF64Group runs one work-group of mergePassF64 (kernels_types.go:1184) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassF64Group(hgB *kernel.Block, src []float64, dst []float64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20077,13 +20095,13 @@ func mergePassF64Group(hgB *kernel.Block, src []float64, dst []float64, srcI []u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1155
+//line kernels_types.go:1185
 	sk := kernel.DynamicShared[float64](t)
-//line kernels_types.go:1156
+//line kernels_types.go:1186
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1157
+//line kernels_types.go:1187
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1158
+//line kernels_types.go:1188
 	hgGroupMergePass[float64](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat64, 64, count, w, tile, sk, si, part)
 }
 
@@ -20091,80 +20109,11 @@ func mergePassF64Group(hgB *kernel.Block, src []float64, dst []float64, srcI []u
 type sortPairsI32I32Locals struct {
 }
 
-// sortPairsI32I32Group runs one work-group of sortPairsI32I32 (kernels_types.go:1206) by loop fission: each stretch
+// sortPairsI32I32Group runs one work-group of sortPairsI32I32 (kernels_types.go:1236) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI32I32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
 	hgF := kernelimpl.Frame[sortPairsI32I32Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1207
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1208
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1209
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1210
-	hgGroupSortScatter[int32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32U32Locals holds the per-work-item variables of sortPairsI32U32's fissioned group.
-type sortPairsI32U32Locals struct {
-}
-
-// sortPairsI32U32Group runs one work-group of sortPairsI32U32 (kernels_types.go:1216) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32U32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32U32Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1217
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1218
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1219
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1220
-	hgGroupSortScatter[int32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32I64Locals holds the per-work-item variables of sortPairsI32I64's fissioned group.
-type sortPairsI32I64Locals struct {
-}
-
-// sortPairsI32I64Group runs one work-group of sortPairsI32I64 (kernels_types.go:1226) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32I64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32I64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1227
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1228
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1229
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1230
-	hgGroupSortScatter[int32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32U64Locals holds the per-work-item variables of sortPairsI32U64's fissioned group.
-type sortPairsI32U64Locals struct {
-}
-
-// sortPairsI32U64Group runs one work-group of sortPairsI32U64 (kernels_types.go:1236) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32U64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32U64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20176,18 +20125,18 @@ func sortPairsI32U64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, va
 //line kernels_types.go:1239
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1240
-	hgGroupSortScatter[int32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[int32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsI32F32Locals holds the per-work-item variables of sortPairsI32F32's fissioned group.
-type sortPairsI32F32Locals struct {
+// sortPairsI32U32Locals holds the per-work-item variables of sortPairsI32U32's fissioned group.
+type sortPairsI32U32Locals struct {
 }
 
-// sortPairsI32F32Group runs one work-group of sortPairsI32F32 (kernels_types.go:1246) by loop fission: each stretch
+// sortPairsI32U32Group runs one work-group of sortPairsI32U32 (kernels_types.go:1246) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsI32F32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsI32U32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32F32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsI32U32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20199,18 +20148,18 @@ func sortPairsI32F32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, va
 //line kernels_types.go:1249
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1250
-	hgGroupSortScatter[int32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[int32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsI32F64Locals holds the per-work-item variables of sortPairsI32F64's fissioned group.
-type sortPairsI32F64Locals struct {
+// sortPairsI32I64Locals holds the per-work-item variables of sortPairsI32I64's fissioned group.
+type sortPairsI32I64Locals struct {
 }
 
-// sortPairsI32F64Group runs one work-group of sortPairsI32F64 (kernels_types.go:1256) by loop fission: each stretch
+// sortPairsI32I64Group runs one work-group of sortPairsI32I64 (kernels_types.go:1256) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsI32F64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsI32I64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32F64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsI32I64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20222,18 +20171,18 @@ func sortPairsI32F64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, va
 //line kernels_types.go:1259
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1260
-	hgGroupSortScatter[int32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[int32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsU32I32Locals holds the per-work-item variables of sortPairsU32I32's fissioned group.
-type sortPairsU32I32Locals struct {
+// sortPairsI32U64Locals holds the per-work-item variables of sortPairsI32U64's fissioned group.
+type sortPairsI32U64Locals struct {
 }
 
-// sortPairsU32I32Group runs one work-group of sortPairsU32I32 (kernels_types.go:1266) by loop fission: each stretch
+// sortPairsI32U64Group runs one work-group of sortPairsI32U64 (kernels_types.go:1266) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsI32U64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU32I32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsI32U64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20245,18 +20194,18 @@ func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 //line kernels_types.go:1269
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1270
-	hgGroupSortScatter[uint32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[int32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsU32U32Locals holds the per-work-item variables of sortPairsU32U32's fissioned group.
-type sortPairsU32U32Locals struct {
+// sortPairsI32F32Locals holds the per-work-item variables of sortPairsI32F32's fissioned group.
+type sortPairsI32F32Locals struct {
 }
 
-// sortPairsU32U32Group runs one work-group of sortPairsU32U32 (kernels_types.go:1276) by loop fission: each stretch
+// sortPairsI32F32Group runs one work-group of sortPairsI32F32 (kernels_types.go:1276) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsU32U32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsI32F32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU32U32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsI32F32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20268,18 +20217,18 @@ func sortPairsU32U32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 //line kernels_types.go:1279
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1280
-	hgGroupSortScatter[uint32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[int32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsU32I64Locals holds the per-work-item variables of sortPairsU32I64's fissioned group.
-type sortPairsU32I64Locals struct {
+// sortPairsI32F64Locals holds the per-work-item variables of sortPairsI32F64's fissioned group.
+type sortPairsI32F64Locals struct {
 }
 
-// sortPairsU32I64Group runs one work-group of sortPairsU32I64 (kernels_types.go:1286) by loop fission: each stretch
+// sortPairsI32F64Group runs one work-group of sortPairsI32F64 (kernels_types.go:1286) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsU32I64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsI32F64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU32I64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsI32F64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20291,18 +20240,18 @@ func sortPairsU32I64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 //line kernels_types.go:1289
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1290
-	hgGroupSortScatter[uint32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[int32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsU32U64Locals holds the per-work-item variables of sortPairsU32U64's fissioned group.
-type sortPairsU32U64Locals struct {
+// sortPairsU32I32Locals holds the per-work-item variables of sortPairsU32I32's fissioned group.
+type sortPairsU32I32Locals struct {
 }
 
-// sortPairsU32U64Group runs one work-group of sortPairsU32U64 (kernels_types.go:1296) by loop fission: each stretch
+// sortPairsU32I32Group runs one work-group of sortPairsU32I32 (kernels_types.go:1296) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsU32U64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU32U64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsU32I32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20314,18 +20263,18 @@ func sortPairsU32U64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 //line kernels_types.go:1299
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1300
-	hgGroupSortScatter[uint32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[uint32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsU32F32Locals holds the per-work-item variables of sortPairsU32F32's fissioned group.
-type sortPairsU32F32Locals struct {
+// sortPairsU32U32Locals holds the per-work-item variables of sortPairsU32U32's fissioned group.
+type sortPairsU32U32Locals struct {
 }
 
-// sortPairsU32F32Group runs one work-group of sortPairsU32F32 (kernels_types.go:1306) by loop fission: each stretch
+// sortPairsU32U32Group runs one work-group of sortPairsU32U32 (kernels_types.go:1306) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsU32F32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsU32U32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU32F32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsU32U32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20337,18 +20286,18 @@ func sortPairsU32F32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 //line kernels_types.go:1309
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1310
-	hgGroupSortScatter[uint32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[uint32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsU32F64Locals holds the per-work-item variables of sortPairsU32F64's fissioned group.
-type sortPairsU32F64Locals struct {
+// sortPairsU32I64Locals holds the per-work-item variables of sortPairsU32I64's fissioned group.
+type sortPairsU32I64Locals struct {
 }
 
-// sortPairsU32F64Group runs one work-group of sortPairsU32F64 (kernels_types.go:1316) by loop fission: each stretch
+// sortPairsU32I64Group runs one work-group of sortPairsU32I64 (kernels_types.go:1316) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsU32F64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsU32I64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU32F64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsU32I64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20360,18 +20309,18 @@ func sortPairsU32F64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 //line kernels_types.go:1319
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1320
-	hgGroupSortScatter[uint32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[uint32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsI64I32Locals holds the per-work-item variables of sortPairsI64I32's fissioned group.
-type sortPairsI64I32Locals struct {
+// sortPairsU32U64Locals holds the per-work-item variables of sortPairsU32U64's fissioned group.
+type sortPairsU32U64Locals struct {
 }
 
-// sortPairsI64I32Group runs one work-group of sortPairsI64I32 (kernels_types.go:1326) by loop fission: each stretch
+// sortPairsU32U64Group runs one work-group of sortPairsU32U64 (kernels_types.go:1326) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsI64I32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsU32U64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI64I32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsU32U64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20383,18 +20332,18 @@ func sortPairsI64I32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 //line kernels_types.go:1329
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1330
-	hgGroupSortScatter[int64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[uint32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsI64U32Locals holds the per-work-item variables of sortPairsI64U32's fissioned group.
-type sortPairsI64U32Locals struct {
+// sortPairsU32F32Locals holds the per-work-item variables of sortPairsU32F32's fissioned group.
+type sortPairsU32F32Locals struct {
 }
 
-// sortPairsI64U32Group runs one work-group of sortPairsI64U32 (kernels_types.go:1336) by loop fission: each stretch
+// sortPairsU32F32Group runs one work-group of sortPairsU32F32 (kernels_types.go:1336) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsI64U32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsU32F32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI64U32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsU32F32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20406,18 +20355,18 @@ func sortPairsI64U32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 //line kernels_types.go:1339
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1340
-	hgGroupSortScatter[int64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[uint32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsI64I64Locals holds the per-work-item variables of sortPairsI64I64's fissioned group.
-type sortPairsI64I64Locals struct {
+// sortPairsU32F64Locals holds the per-work-item variables of sortPairsU32F64's fissioned group.
+type sortPairsU32F64Locals struct {
 }
 
-// sortPairsI64I64Group runs one work-group of sortPairsI64I64 (kernels_types.go:1346) by loop fission: each stretch
+// sortPairsU32F64Group runs one work-group of sortPairsU32F64 (kernels_types.go:1346) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsI64I64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsU32F64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI64I64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsU32F64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20429,18 +20378,18 @@ func sortPairsI64I64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 //line kernels_types.go:1349
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1350
-	hgGroupSortScatter[int64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[uint32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsI64U64Locals holds the per-work-item variables of sortPairsI64U64's fissioned group.
-type sortPairsI64U64Locals struct {
+// sortPairsI64I32Locals holds the per-work-item variables of sortPairsI64I32's fissioned group.
+type sortPairsI64I32Locals struct {
 }
 
-// sortPairsI64U64Group runs one work-group of sortPairsI64U64 (kernels_types.go:1356) by loop fission: each stretch
+// sortPairsI64I32Group runs one work-group of sortPairsI64I32 (kernels_types.go:1356) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsI64U64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsI64I32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI64U64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsI64I32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20452,18 +20401,18 @@ func sortPairsI64U64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 //line kernels_types.go:1359
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1360
-	hgGroupSortScatter[int64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[int64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
-// sortPairsI64F32Locals holds the per-work-item variables of sortPairsI64F32's fissioned group.
-type sortPairsI64F32Locals struct {
+// sortPairsI64U32Locals holds the per-work-item variables of sortPairsI64U32's fissioned group.
+type sortPairsI64U32Locals struct {
 }
 
-// sortPairsI64F32Group runs one work-group of sortPairsI64F32 (kernels_types.go:1366) by loop fission: each stretch
+// sortPairsI64U32Group runs one work-group of sortPairsI64U32 (kernels_types.go:1366) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsI64F32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsI64U32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI64F32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsI64U32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20475,18 +20424,18 @@ func sortPairsI64F32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 //line kernels_types.go:1369
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1370
-	hgGroupSortScatter[int64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[int64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
-// sortPairsI64F64Locals holds the per-work-item variables of sortPairsI64F64's fissioned group.
-type sortPairsI64F64Locals struct {
+// sortPairsI64I64Locals holds the per-work-item variables of sortPairsI64I64's fissioned group.
+type sortPairsI64I64Locals struct {
 }
 
-// sortPairsI64F64Group runs one work-group of sortPairsI64F64 (kernels_types.go:1376) by loop fission: each stretch
+// sortPairsI64I64Group runs one work-group of sortPairsI64I64 (kernels_types.go:1376) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsI64F64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsI64I64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI64F64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsI64I64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20498,18 +20447,18 @@ func sortPairsI64F64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 //line kernels_types.go:1379
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1380
-	hgGroupSortScatter[int64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[int64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
-// sortPairsU64I32Locals holds the per-work-item variables of sortPairsU64I32's fissioned group.
-type sortPairsU64I32Locals struct {
+// sortPairsI64U64Locals holds the per-work-item variables of sortPairsI64U64's fissioned group.
+type sortPairsI64U64Locals struct {
 }
 
-// sortPairsU64I32Group runs one work-group of sortPairsU64I32 (kernels_types.go:1386) by loop fission: each stretch
+// sortPairsI64U64Group runs one work-group of sortPairsI64U64 (kernels_types.go:1386) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsU64I32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsI64U64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU64I32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsI64U64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20521,18 +20470,18 @@ func sortPairsU64I32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 //line kernels_types.go:1389
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1390
-	hgGroupSortScatter[uint64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[int64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
-// sortPairsU64U32Locals holds the per-work-item variables of sortPairsU64U32's fissioned group.
-type sortPairsU64U32Locals struct {
+// sortPairsI64F32Locals holds the per-work-item variables of sortPairsI64F32's fissioned group.
+type sortPairsI64F32Locals struct {
 }
 
-// sortPairsU64U32Group runs one work-group of sortPairsU64U32 (kernels_types.go:1396) by loop fission: each stretch
+// sortPairsI64F32Group runs one work-group of sortPairsI64F32 (kernels_types.go:1396) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsU64U32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsI64F32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU64U32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsI64F32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20544,18 +20493,18 @@ func sortPairsU64U32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 //line kernels_types.go:1399
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1400
-	hgGroupSortScatter[uint64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[int64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
-// sortPairsU64I64Locals holds the per-work-item variables of sortPairsU64I64's fissioned group.
-type sortPairsU64I64Locals struct {
+// sortPairsI64F64Locals holds the per-work-item variables of sortPairsI64F64's fissioned group.
+type sortPairsI64F64Locals struct {
 }
 
-// sortPairsU64I64Group runs one work-group of sortPairsU64I64 (kernels_types.go:1406) by loop fission: each stretch
+// sortPairsI64F64Group runs one work-group of sortPairsI64F64 (kernels_types.go:1406) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsU64I64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsI64F64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU64I64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsI64F64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20567,18 +20516,18 @@ func sortPairsU64I64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 //line kernels_types.go:1409
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1410
-	hgGroupSortScatter[uint64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[int64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
-// sortPairsU64U64Locals holds the per-work-item variables of sortPairsU64U64's fissioned group.
-type sortPairsU64U64Locals struct {
+// sortPairsU64I32Locals holds the per-work-item variables of sortPairsU64I32's fissioned group.
+type sortPairsU64I32Locals struct {
 }
 
-// sortPairsU64U64Group runs one work-group of sortPairsU64U64 (kernels_types.go:1416) by loop fission: each stretch
+// sortPairsU64I32Group runs one work-group of sortPairsU64I32 (kernels_types.go:1416) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsU64U64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsU64I32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU64U64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsU64I32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20590,18 +20539,18 @@ func sortPairsU64U64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 //line kernels_types.go:1419
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1420
-	hgGroupSortScatter[uint64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[uint64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
-// sortPairsU64F32Locals holds the per-work-item variables of sortPairsU64F32's fissioned group.
-type sortPairsU64F32Locals struct {
+// sortPairsU64U32Locals holds the per-work-item variables of sortPairsU64U32's fissioned group.
+type sortPairsU64U32Locals struct {
 }
 
-// sortPairsU64F32Group runs one work-group of sortPairsU64F32 (kernels_types.go:1426) by loop fission: each stretch
+// sortPairsU64U32Group runs one work-group of sortPairsU64U32 (kernels_types.go:1426) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsU64F32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsU64U32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU64F32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsU64U32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20613,18 +20562,18 @@ func sortPairsU64F32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 //line kernels_types.go:1429
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1430
-	hgGroupSortScatter[uint64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[uint64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
-// sortPairsU64F64Locals holds the per-work-item variables of sortPairsU64F64's fissioned group.
-type sortPairsU64F64Locals struct {
+// sortPairsU64I64Locals holds the per-work-item variables of sortPairsU64I64's fissioned group.
+type sortPairsU64I64Locals struct {
 }
 
-// sortPairsU64F64Group runs one work-group of sortPairsU64F64 (kernels_types.go:1436) by loop fission: each stretch
+// sortPairsU64I64Group runs one work-group of sortPairsU64I64 (kernels_types.go:1436) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsU64F64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsU64I64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU64F64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsU64I64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20636,18 +20585,18 @@ func sortPairsU64F64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 //line kernels_types.go:1439
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1440
-	hgGroupSortScatter[uint64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[uint64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
-// sortPairsF32I32Locals holds the per-work-item variables of sortPairsF32I32's fissioned group.
-type sortPairsF32I32Locals struct {
+// sortPairsU64U64Locals holds the per-work-item variables of sortPairsU64U64's fissioned group.
+type sortPairsU64U64Locals struct {
 }
 
-// sortPairsF32I32Group runs one work-group of sortPairsF32I32 (kernels_types.go:1446) by loop fission: each stretch
+// sortPairsU64U64Group runs one work-group of sortPairsU64U64 (kernels_types.go:1446) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsF32I32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsU64U64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsF32I32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsU64U64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20659,18 +20608,18 @@ func sortPairsF32I32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 //line kernels_types.go:1449
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1450
-	hgGroupSortScatter[float32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[uint64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
-// sortPairsF32U32Locals holds the per-work-item variables of sortPairsF32U32's fissioned group.
-type sortPairsF32U32Locals struct {
+// sortPairsU64F32Locals holds the per-work-item variables of sortPairsU64F32's fissioned group.
+type sortPairsU64F32Locals struct {
 }
 
-// sortPairsF32U32Group runs one work-group of sortPairsF32U32 (kernels_types.go:1456) by loop fission: each stretch
+// sortPairsU64F32Group runs one work-group of sortPairsU64F32 (kernels_types.go:1456) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsF32U32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsU64F32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsF32U32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsU64F32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20682,18 +20631,18 @@ func sortPairsF32U32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 //line kernels_types.go:1459
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1460
-	hgGroupSortScatter[float32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[uint64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
-// sortPairsF32I64Locals holds the per-work-item variables of sortPairsF32I64's fissioned group.
-type sortPairsF32I64Locals struct {
+// sortPairsU64F64Locals holds the per-work-item variables of sortPairsU64F64's fissioned group.
+type sortPairsU64F64Locals struct {
 }
 
-// sortPairsF32I64Group runs one work-group of sortPairsF32I64 (kernels_types.go:1466) by loop fission: each stretch
+// sortPairsU64F64Group runs one work-group of sortPairsU64F64 (kernels_types.go:1466) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsF32I64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsU64F64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsF32I64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsU64F64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20705,18 +20654,18 @@ func sortPairsF32I64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 //line kernels_types.go:1469
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1470
-	hgGroupSortScatter[float32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[uint64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
-// sortPairsF32U64Locals holds the per-work-item variables of sortPairsF32U64's fissioned group.
-type sortPairsF32U64Locals struct {
+// sortPairsF32I32Locals holds the per-work-item variables of sortPairsF32I32's fissioned group.
+type sortPairsF32I32Locals struct {
 }
 
-// sortPairsF32U64Group runs one work-group of sortPairsF32U64 (kernels_types.go:1476) by loop fission: each stretch
+// sortPairsF32I32Group runs one work-group of sortPairsF32I32 (kernels_types.go:1476) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsF32U64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsF32I32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsF32U64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsF32I32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20728,18 +20677,18 @@ func sortPairsF32U64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 //line kernels_types.go:1479
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1480
-	hgGroupSortScatter[float32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[float32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsF32F32Locals holds the per-work-item variables of sortPairsF32F32's fissioned group.
-type sortPairsF32F32Locals struct {
+// sortPairsF32U32Locals holds the per-work-item variables of sortPairsF32U32's fissioned group.
+type sortPairsF32U32Locals struct {
 }
 
-// sortPairsF32F32Group runs one work-group of sortPairsF32F32 (kernels_types.go:1486) by loop fission: each stretch
+// sortPairsF32U32Group runs one work-group of sortPairsF32U32 (kernels_types.go:1486) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsF32F32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsF32U32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsF32F32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsF32U32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20751,18 +20700,18 @@ func sortPairsF32F32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 //line kernels_types.go:1489
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1490
-	hgGroupSortScatter[float32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[float32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsF32F64Locals holds the per-work-item variables of sortPairsF32F64's fissioned group.
-type sortPairsF32F64Locals struct {
+// sortPairsF32I64Locals holds the per-work-item variables of sortPairsF32I64's fissioned group.
+type sortPairsF32I64Locals struct {
 }
 
-// sortPairsF32F64Group runs one work-group of sortPairsF32F64 (kernels_types.go:1496) by loop fission: each stretch
+// sortPairsF32I64Group runs one work-group of sortPairsF32I64 (kernels_types.go:1496) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsF32F64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsF32I64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsF32F64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsF32I64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20774,18 +20723,18 @@ func sortPairsF32F64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 //line kernels_types.go:1499
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1500
-	hgGroupSortScatter[float32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
+	hgGroupSortScatter[float32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsF64I32Locals holds the per-work-item variables of sortPairsF64I32's fissioned group.
-type sortPairsF64I32Locals struct {
+// sortPairsF32U64Locals holds the per-work-item variables of sortPairsF32U64's fissioned group.
+type sortPairsF32U64Locals struct {
 }
 
-// sortPairsF64I32Group runs one work-group of sortPairsF64I32 (kernels_types.go:1506) by loop fission: each stretch
+// sortPairsF32U64Group runs one work-group of sortPairsF32U64 (kernels_types.go:1506) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsF64I32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsF32U64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsF64I32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsF32U64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20797,18 +20746,18 @@ func sortPairsF64I32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 //line kernels_types.go:1509
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1510
-	hgGroupSortScatter[float64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[float32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsF64U32Locals holds the per-work-item variables of sortPairsF64U32's fissioned group.
-type sortPairsF64U32Locals struct {
+// sortPairsF32F32Locals holds the per-work-item variables of sortPairsF32F32's fissioned group.
+type sortPairsF32F32Locals struct {
 }
 
-// sortPairsF64U32Group runs one work-group of sortPairsF64U32 (kernels_types.go:1516) by loop fission: each stretch
+// sortPairsF32F32Group runs one work-group of sortPairsF32F32 (kernels_types.go:1516) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsF64U32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsF32F32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsF64U32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsF32F32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20820,18 +20769,18 @@ func sortPairsF64U32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 //line kernels_types.go:1519
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1520
-	hgGroupSortScatter[float64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[float32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsF64I64Locals holds the per-work-item variables of sortPairsF64I64's fissioned group.
-type sortPairsF64I64Locals struct {
+// sortPairsF32F64Locals holds the per-work-item variables of sortPairsF32F64's fissioned group.
+type sortPairsF32F64Locals struct {
 }
 
-// sortPairsF64I64Group runs one work-group of sortPairsF64I64 (kernels_types.go:1526) by loop fission: each stretch
+// sortPairsF32F64Group runs one work-group of sortPairsF32F64 (kernels_types.go:1526) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsF64I64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsF32F64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsF64I64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsF32F64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20843,18 +20792,18 @@ func sortPairsF64I64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 //line kernels_types.go:1529
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1530
-	hgGroupSortScatter[float64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[float32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
-// sortPairsF64U64Locals holds the per-work-item variables of sortPairsF64U64's fissioned group.
-type sortPairsF64U64Locals struct {
+// sortPairsF64I32Locals holds the per-work-item variables of sortPairsF64I32's fissioned group.
+type sortPairsF64I32Locals struct {
 }
 
-// sortPairsF64U64Group runs one work-group of sortPairsF64U64 (kernels_types.go:1536) by loop fission: each stretch
+// sortPairsF64I32Group runs one work-group of sortPairsF64I32 (kernels_types.go:1536) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsF64U64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsF64I32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsF64U64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsF64I32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20866,18 +20815,18 @@ func sortPairsF64U64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 //line kernels_types.go:1539
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1540
-	hgGroupSortScatter[float64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[float64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
-// sortPairsF64F32Locals holds the per-work-item variables of sortPairsF64F32's fissioned group.
-type sortPairsF64F32Locals struct {
+// sortPairsF64U32Locals holds the per-work-item variables of sortPairsF64U32's fissioned group.
+type sortPairsF64U32Locals struct {
 }
 
-// sortPairsF64F32Group runs one work-group of sortPairsF64F32 (kernels_types.go:1546) by loop fission: each stretch
+// sortPairsF64U32Group runs one work-group of sortPairsF64U32 (kernels_types.go:1546) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsF64F32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsF64U32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsF64F32Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsF64U32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20889,18 +20838,18 @@ func sortPairsF64F32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 //line kernels_types.go:1549
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1550
-	hgGroupSortScatter[float64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+	hgGroupSortScatter[float64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
-// sortPairsF64F64Locals holds the per-work-item variables of sortPairsF64F64's fissioned group.
-type sortPairsF64F64Locals struct {
+// sortPairsF64I64Locals holds the per-work-item variables of sortPairsF64I64's fissioned group.
+type sortPairsF64I64Locals struct {
 }
 
-// sortPairsF64F64Group runs one work-group of sortPairsF64F64 (kernels_types.go:1556) by loop fission: each stretch
+// sortPairsF64I64Group runs one work-group of sortPairsF64I64 (kernels_types.go:1556) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
-func sortPairsF64F64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+func sortPairsF64I64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsF64F64Locals](hgB)
+	hgF := kernelimpl.Frame[sortPairsF64I64Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20912,6 +20861,75 @@ func sortPairsF64F64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 //line kernels_types.go:1559
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1560
+	hgGroupSortScatter[float64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsF64U64Locals holds the per-work-item variables of sortPairsF64U64's fissioned group.
+type sortPairsF64U64Locals struct {
+}
+
+// sortPairsF64U64Group runs one work-group of sortPairsF64U64 (kernels_types.go:1566) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF64U64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF64U64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1567
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1568
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1569
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1570
+	hgGroupSortScatter[float64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsF64F32Locals holds the per-work-item variables of sortPairsF64F32's fissioned group.
+type sortPairsF64F32Locals struct {
+}
+
+// sortPairsF64F32Group runs one work-group of sortPairsF64F32 (kernels_types.go:1576) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF64F32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF64F32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1577
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1578
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1579
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1580
+	hgGroupSortScatter[float64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+}
+
+// sortPairsF64F64Locals holds the per-work-item variables of sortPairsF64F64's fissioned group.
+type sortPairsF64F64Locals struct {
+}
+
+// sortPairsF64F64Group runs one work-group of sortPairsF64F64 (kernels_types.go:1586) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsF64F64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsF64F64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1587
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1588
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1589
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1590
 	hgGroupSortScatter[float64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 

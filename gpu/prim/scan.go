@@ -74,7 +74,7 @@ func scan[T Number](s *stream.Stream, in, out buffer.Array[T], exclusive bool) (
 		return scanRun(s, numFor[T](), p, in, out, nil, nil, exclusive)
 	}
 	if !p.cpu && singlePass {
-		return scanSinglePass(s, numFor[T](), p, in, out, exclusive)
+		return scanSinglePass(s, numFor[T](), in, out, exclusive)
 	}
 	sums, err := scratch[T](s, p.tmp)
 	if err != nil {
@@ -91,36 +91,63 @@ func scan[T Number](s *stream.Stream, in, out buffer.Array[T], exclusive bool) (
 
 // singlePass makes a GPU's scans of more than a few tiles one launch
 // with decoupled look-back (kernels_lookback.go) instead of three
-// (reduce, spine, scan); the cpu agent's spans keep the three. Off: on
-// an H100 (benchmarks/results/h100-20261207) the look-back scan took
-// 787 µs for 2^26 int32 where the three launches took 381 µs, its walk
-// being one work-item's; it comes back once a warp walks. A switch for
-// the benchmarks, which measure both (BenchmarkScanLookBack).
-var singlePass = false
+// (reduce, spine, scan); the cpu agent's spans keep the three. A switch
+// for the benchmarks, which measure both (BenchmarkScan3Pass,
+// BenchmarkScanLookBack).
+var singlePass = true
 
-// scanSinglePass queues the look-back scan: per-tile aggregates and
-// inclusive prefixes, and their states with the ticket counter after
-// them, zeroed on the stream first.
-func scanSinglePass[T Number](s *stream.Stream, l *numLaunchers[T], p scanPlan, in, out buffer.Array[T], exclusive bool) (err error) {
-	agg, err := scratch[T](s, p.tiles)
+// The look-back scan's tile: lbBlock work-items of lbItems4 elements of
+// 4 bytes or lbItems8 of 8 (odd: a work-item's consecutive elements fall
+// in distinct banks of shared memory). Variables so the benchmarks can
+// try others (BenchmarkScanLookBack); lbBlock must be a multiple of the
+// warp size and at most 1024, the tile's bytes at most 48 KiB.
+var (
+	lbBlock  = 256
+	lbItems4 = 15
+	lbItems8 = 7
+)
+
+// lbTile is the look-back scan's tile for elements of size bytes.
+func lbTile(size int) int {
+	if size == 8 {
+		return lbBlock * lbItems8
+	}
+	return lbBlock * lbItems4
+}
+
+// scanSinglePass queues the look-back scan: the tiles' states with the
+// ticket counter after them, zeroed on the stream first, and for 8-byte
+// types the tiles' aggregates and inclusive prefixes (4-byte ones travel
+// in the states).
+func scanSinglePass[T Number](s *stream.Stream, l *numLaunchers[T], in, out buffer.Array[T], exclusive bool) (err error) {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	tile := lbTile(size)
+	tiles := ceilDiv(in.Len(), tile)
+	states, err := scratch[uint64](s, tiles+1)
 	if err != nil {
 		return err
 	}
-	defer free(s, agg, &err)
-	incl, err := scratch[T](s, p.tiles)
-	if err != nil {
+	defer free(s, states, &err)
+	if err = s.Memset(states, 0); err != nil {
 		return err
 	}
-	defer free(s, incl, &err)
-	flags, err := scratch[uint32](s, p.tiles+1)
-	if err != nil {
-		return err
+	agg, incl := out, out // unused: the values travel in the states
+	if size == 8 {
+		a, err := scratch[T](s, tiles)
+		if err != nil {
+			return err
+		}
+		defer free(s, a, &err)
+		c, err := scratch[T](s, tiles)
+		if err != nil {
+			return err
+		}
+		defer free(s, c, &err)
+		agg, incl = a, c
 	}
-	defer free(s, flags, &err)
-	if err = s.Memset(flags, 0); err != nil {
-		return err
-	}
-	return l.scanLB(s, gpu.D1(uint32(p.tiles)), gpu.D1(uint32(p.block)), p.shared, in, out, agg, incl, flags, exclusive, p.tile)
+	vec := aligned16(in) && aligned16(out)
+	return l.scanLB(s, gpu.D1(uint32(tiles)), gpu.D1(uint32(lbBlock)), tile*size, in, out, agg, incl, states, exclusive, vec, tile)
 }
 
 // scanRun queues plan p over in: one launch without temporaries, else

@@ -709,6 +709,155 @@ HG_DEV long long hg_ordered_block_id(unsigned* counter) {
   return id;
 }
 
+// ---- warp operations with a mask and a width ----
+
+#if defined(HG_AMD)
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) {
+  (void)m;
+  return (unsigned)__builtin_amdgcn_ds_bpermute(j << 2, (int)v);
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return hg_ballot(p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) {
+  (void)m;
+  __builtin_amdgcn_wave_barrier();
+}
+#elif defined(HG_NVPTX)
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) { return (unsigned)__nvvm_shfl_sync_idx_i32((unsigned)m, (int)v, j, 0x1f); }
+// mode 0 idx, 1 up, 2 down, 3 xor; the clamp operand carries the width.
+HG_DEV unsigned hg_nv_shfl32(int mode, unsigned long long m, unsigned v, int b, int w) {
+  int seg = (32 - w) << 8;
+  switch (mode) {
+  case 0: return (unsigned)__nvvm_shfl_sync_idx_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  case 1: return (unsigned)__nvvm_shfl_sync_up_i32((unsigned)m, (int)v, b, seg);
+  case 2: return (unsigned)__nvvm_shfl_sync_down_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  default: return (unsigned)__nvvm_shfl_sync_bfly_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  }
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return __nvvm_vote_ballot_sync((unsigned)m, p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) { __nvvm_bar_warp_sync((unsigned)m); }
+#else
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) { return __shfl_sync((unsigned)m, v, j); }
+HG_DEV unsigned hg_nv_shfl32(int mode, unsigned long long m, unsigned v, int b, int w) {
+  switch (mode) {
+  case 0: return __shfl_sync((unsigned)m, v, b, w);
+  case 1: return __shfl_up_sync((unsigned)m, v, (unsigned)b, w);
+  case 2: return __shfl_down_sync((unsigned)m, v, (unsigned)b, w);
+  default: return __shfl_xor_sync((unsigned)m, v, b, w);
+  }
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return __ballot_sync((unsigned)m, p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) { __syncwarp((unsigned)m); }
+#endif
+HG_DEV bool hg_any_sync(unsigned long long m, bool p) { return hg_ballot_sync(m, p) != 0; }
+HG_DEV bool hg_all_sync(unsigned long long m, bool p) { return hg_ballot_sync(m, !p) == 0; }
+HG_DEV unsigned hg_lane_read(unsigned long long m, unsigned v, int j) { return hg_lane_read32(m, v, j); }
+HG_DEV unsigned long long hg_lane_read(unsigned long long m, unsigned long long v, int j) {
+  unsigned lo = hg_lane_read32(m, (unsigned)v, j), hi = hg_lane_read32(m, (unsigned)(v >> 32), j);
+  return ((unsigned long long)hi << 32) | lo;
+}
+// Lane j's v where ok, else the caller's own; every lane of the mask
+// reads, so each takes part.
+template <class T> HG_DEV T hg_read_lane(unsigned long long m, T v, long long j, bool ok) {
+  T got = hg_from_bits<T>(hg_lane_read(m, hg_to_bits(v), ok ? (int)j : (int)hg_lane()));
+  return ok ? got : v;
+}
+#if defined(HG_NVPTX) || defined(HG_NVRTC)
+HG_DEV unsigned hg_nv_shfl(int mode, unsigned long long m, unsigned v, int b, int w) { return hg_nv_shfl32(mode, m, v, b, w); }
+HG_DEV unsigned long long hg_nv_shfl(int mode, unsigned long long m, unsigned long long v, int b, int w) {
+  unsigned lo = hg_nv_shfl32(mode, m, (unsigned)v, b, w), hi = hg_nv_shfl32(mode, m, (unsigned)(v >> 32), b, w);
+  return ((unsigned long long)hi << 32) | lo;
+}
+template <class T> HG_DEV T hg_nv_shfl_t(int mode, unsigned long long m, T v, long long b, long long w) {
+  return hg_from_bits<T>(hg_nv_shfl(mode, m, hg_to_bits(v), (int)b, (int)w));
+}
+#define HG_NV_SHFL 1
+#else
+#define HG_NV_SHFL 0
+template <class T> HG_DEV T hg_nv_shfl_t(int, unsigned long long, T v, long long, long long) { return v; }
+#endif
+template <class T> HG_DEV T hg_shfl_sync(unsigned long long m, T v, long long src, long long w) {
+  if (HG_NV_SHFL) return hg_nv_shfl_t(0, m, v, src, w);
+  long long l = hg_lane();
+  return hg_read_lane(m, v, (l & ~(w - 1)) | (src & (w - 1)), true);
+}
+template <class T> HG_DEV T hg_shfl_up_sync(unsigned long long m, T v, long long d, long long w) {
+  if (HG_NV_SHFL && d >= 0 && d < 32) return hg_nv_shfl_t(1, m, v, d, w);
+  long long l = hg_lane(), j = l - d;
+  return hg_read_lane(m, v, j, d >= 0 && j >= (l & ~(w - 1)));
+}
+template <class T> HG_DEV T hg_shfl_down_sync(unsigned long long m, T v, long long d, long long w) {
+  if (HG_NV_SHFL && d >= 0 && d < 32) return hg_nv_shfl_t(2, m, v, d, w);
+  long long l = hg_lane(), j = l + d;
+  return hg_read_lane(m, v, j, d >= 0 && j < (l & ~(w - 1)) + w);
+}
+template <class T> HG_DEV T hg_shfl_xor_sync(unsigned long long m, T v, long long x, long long w) {
+  if (HG_NV_SHFL && x >= 0 && x < 32) return hg_nv_shfl_t(3, m, v, x, w);
+  long long l = hg_lane(), j = l ^ x;
+  return hg_read_lane(m, v, j, j >= 0 && j < (l & ~(w - 1)) + w);
+}
+#undef HG_NV_SHFL
+
+// ---- warp reductions ----
+
+struct hg_op_add { template <class T> HG_DEV T operator()(T a, T b) const { return hg_add(a, b); } };
+struct hg_op_min { template <class T> HG_DEV T operator()(T a, T b) const { return hg_min(a, b); } };
+struct hg_op_max { template <class T> HG_DEV T operator()(T a, T b) const { return hg_max(a, b); } };
+struct hg_op_and { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a & b); } };
+struct hg_op_or { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a | b); } };
+struct hg_op_xor { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a ^ b); } };
+template <class T, class Op> HG_DEV T hg_reduce_shfl(unsigned long long m, T v, Op op) {
+  long long ws = hg_warp_size();
+  unsigned long long full = ws == 64 ? ~0ULL : 0xffffffffULL;
+  if ((m & full) == full) {
+    for (long long k = ws / 2; k > 0; k >>= 1) v = op(v, hg_shfl_xor_sync(m, v, k, ws));
+    return v;
+  }
+  T r = v;
+  bool first = true;
+  for (long long j = 0; j < ws; j++) {
+    if (!((m >> j) & 1)) continue;
+    T x = hg_shfl_sync(m, v, j, ws);
+    r = first ? x : op(r, x);
+    first = false;
+  }
+  return r;
+}
+#if (defined(HG_NVPTX) || defined(HG_NVRTC)) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(HG_NVPTX)
+HG_DEV int hg_reduce_add_sync(unsigned long long m, int v) { return __nvvm_redux_sync_add(v, (int)m); }
+HG_DEV unsigned hg_reduce_add_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_add((int)v, (int)m); }
+HG_DEV int hg_reduce_min_sync(unsigned long long m, int v) { return __nvvm_redux_sync_min(v, (int)m); }
+HG_DEV unsigned hg_reduce_min_sync(unsigned long long m, unsigned v) { return __nvvm_redux_sync_umin(v, (int)m); }
+HG_DEV int hg_reduce_max_sync(unsigned long long m, int v) { return __nvvm_redux_sync_max(v, (int)m); }
+HG_DEV unsigned hg_reduce_max_sync(unsigned long long m, unsigned v) { return __nvvm_redux_sync_umax(v, (int)m); }
+HG_DEV int hg_reduce_and_sync(unsigned long long m, int v) { return __nvvm_redux_sync_and(v, (int)m); }
+HG_DEV unsigned hg_reduce_and_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_and((int)v, (int)m); }
+HG_DEV int hg_reduce_or_sync(unsigned long long m, int v) { return __nvvm_redux_sync_or(v, (int)m); }
+HG_DEV unsigned hg_reduce_or_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_or((int)v, (int)m); }
+HG_DEV int hg_reduce_xor_sync(unsigned long long m, int v) { return __nvvm_redux_sync_xor(v, (int)m); }
+HG_DEV unsigned hg_reduce_xor_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_xor((int)v, (int)m); }
+#else
+HG_DEV int hg_reduce_add_sync(unsigned long long m, int v) { return __reduce_add_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_add_sync(unsigned long long m, unsigned v) { return __reduce_add_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_min_sync(unsigned long long m, int v) { return __reduce_min_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_min_sync(unsigned long long m, unsigned v) { return __reduce_min_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_max_sync(unsigned long long m, int v) { return __reduce_max_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_max_sync(unsigned long long m, unsigned v) { return __reduce_max_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_and_sync(unsigned long long m, int v) { return (int)__reduce_and_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_and_sync(unsigned long long m, unsigned v) { return __reduce_and_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_or_sync(unsigned long long m, int v) { return (int)__reduce_or_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_or_sync(unsigned long long m, unsigned v) { return __reduce_or_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_xor_sync(unsigned long long m, int v) { return (int)__reduce_xor_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_xor_sync(unsigned long long m, unsigned v) { return __reduce_xor_sync((unsigned)m, v); }
+#endif
+#endif
+template <class T> HG_DEV T hg_reduce_add_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_add()); }
+template <class T> HG_DEV T hg_reduce_min_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_min()); }
+template <class T> HG_DEV T hg_reduce_max_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_max()); }
+template <class T> HG_DEV T hg_reduce_and_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_and()); }
+template <class T> HG_DEV T hg_reduce_or_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_or()); }
+template <class T> HG_DEV T hg_reduce_xor_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_xor()); }
+
 // ---- 16-byte vector loads and stores ----
 
 // kernel.Load4/Load2 and Store4/Store2: N elements from s.p + i*N as one
@@ -766,7 +915,14 @@ template <bool Checked, class T> HG_DEV void argReduceTo(hg_slice<const T> in, h
 template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_slice<T> sums, long long tile, long long tpb, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, bool useOffs, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f);
+template <bool Checked> HG_DEV long long lbTicket(hg_slice<uint64_t> states, hg_array<uint64_t, 2>* id, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbLoadVec4(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV uint64_t lbBits(T v, int32_t kind, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbPublish(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, long long b, uint64_t status, T v, bool packed, int32_t kind, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T lbValue(uint64_t w, int32_t kind, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_slice<const T> incl, hg_slice<uint64_t> states, long long b, bool packed, int32_t kind, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV T unaryOf(T x, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_array<T, 4> unary4(hg_array<T, 4> v, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void unaryVec4(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
@@ -787,6 +943,8 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
 template <bool Checked, class T> HG_DEV T accumulateVec2(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argPick2(T v, int64_t vi, hg_array<T, 2> a, int64_t ai, bool isMax, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec2(hg_slice<const T> in, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbLoadVec2(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbStoreVec2(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void unaryVec2(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void binaryVec2(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples, hg_slice<uint32_t> local, int64_t lowerI, int64_t widthI, long long shift, long long lo, long long hi, long long span, hg_fault* hg_f);
@@ -1482,88 +1640,245 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
   }
 }
 
-#line 24 "kernels_lookback.go"
-template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
-  long long nt = hg_sub(flags.n, 1LL);
-  long long b = hg_ordered_block_id(&hg_ref<Checked>(flags, nt, hg_f, 26, 6));
+#line 38 "kernels_lookback.go"
+template <bool Checked> HG_DEV long long lbTicket(hg_slice<uint64_t> states, hg_array<uint64_t, 2>* id, hg_fault* hg_f) {
+  if ((long long)hg_tid_x() == 0LL) {
+    (*id)[0LL] = hg_atomic_add(&hg_ref<Checked>(states, hg_sub(states.n, 1LL), hg_f, 40, 6), 1ULL);
+  }
+  hg_sync_threads();
+  return (long long)((*id)[0LL]);
+}
+
+#line 71 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbLoadVec4(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 29 "kernels_lookback.go"
-  long long items = hg_div<Checked>(tile, bd, hg_f, 29, 6);
-  long long lo = hg_mul(b, tile);
-  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = {};
-    {
-#line 33 "kernels_lookback.go"
-      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-#line 33 "kernels_lookback.go"
-      if (i < n) {
-        x = hg_ld<Checked>(in, i, hg_f, 34, 6);
-      }
+#line 74 "kernels_lookback.go"
+  if (vec && (hg_add(lo, tile) <= n)) {
+    long long base = lo / 4LL;
+    for (long long c = tid; c < (tile / 4LL); c = hg_add(c, bd)) {
+      hg_stv<Checked, 4>(sh, c, hg_ldv<Checked, 4>(in, hg_add(base, c), hg_f, 77, 6), hg_f, 77, 6);
     }
-#line 36 "kernels_lookback.go"
-    hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 36, 6) = x;
-  }
-  hg_sync_threads();
-  T sum = {};
-  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 41, 6));
-  }
-  auto hg_m5 = blockScan<Checked, T>(sum, warps, hg_f);
-  T pre = hg_m5.r0;
-  T total = hg_m5.r1;
-#line 44 "kernels_lookback.go"
-  if (tid == 0LL) {
-    T excl = {};
-    if (b == 0LL) {
-      hg_ref<Checked>(incl, 0LL, hg_f, 47, 6) = total;
-      hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, 0LL, hg_f, 49, 6), 2U);
-    } else {
-      hg_ref<Checked>(agg, b, hg_f, 51, 6) = total;
-      hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 53, 6), 1U);
-      long long j = hg_sub(b, 1LL);
-      bool done = false;
-      while (!done) {
-        uint32_t f = hg_atomic_load<1, 1>(&hg_ref<Checked>(flags, j, hg_f, 57, 6));
-        if (f == 2U) {
-          excl = hg_add(hg_ld<Checked>(incl, j, hg_f, 59, 6), excl);
-          done = true;
-        } else if (f == 1U) {
-          excl = hg_add(hg_ld<Checked>(agg, j, hg_f, 62, 6), excl);
-          j = hg_sub(j, 1LL);
+  } else {
+    {
+      long long hg_i6 = tid;
+      long long hg_b4 = tile;
+      long long hg_st5 = bd;
+      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 81 "kernels_lookback.go"
+          T x = {};
+          if (hg_add(lo, j) < n) {
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 83, 6);
+          }
+          hg_ref<Checked>(sh, j, hg_f, 85, 6) = x;
+        }
+      } else {
+        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
+#line 81 "kernels_lookback.go"
+          T x = {};
+          if (hg_add(lo, j) < n) {
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 83, 6);
+          }
+          hg_ref<Checked>(sh, j, hg_f, 85, 6) = x;
         }
       }
-      hg_ref<Checked>(incl, b, hg_f, 66, 6) = hg_add(excl, total);
-      hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 68, 6), 2U);
     }
-    (*bcast)[0LL] = excl;
+  }
+#line 88 "kernels_lookback.go"
+  hg_sync_threads();
+}
+
+#line 47 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV uint64_t lbBits(T v, int32_t kind, hg_fault* hg_f) {
+  {
+    int32_t hg_tag2 = kind;
+#line 49 "kernels_lookback.go"
+    if (hg_tag2 == 2) {
+      return (uint64_t)(hg_f32_bits((float)(v)));
+    } else if (hg_tag2 == 1) {
+      return (uint64_t)((uint32_t)((int32_t)(v)));
+    }
+  }
+#line 54 "kernels_lookback.go"
+  return (uint64_t)((uint32_t)(v));
+}
+
+#line 196 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbPublish(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, long long b, uint64_t status, T v, bool packed, int32_t kind, hg_fault* hg_f) {
+  if (packed) {
+    hg_atomic_store<0, 1>(&hg_ref<Checked>(states, b, hg_f, 198, 6), (status << 32LL) | lbBits<Checked, T>(v, kind, hg_f));
+    return;
+  }
+  if (status == 2ULL) {
+    hg_ref<Checked>(incl, b, hg_f, 202, 6) = v;
+  } else {
+    hg_ref<Checked>(agg, b, hg_f, 204, 6) = v;
+  }
+  hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 206, 6), status << 32LL);
+}
+
+#line 58 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV T lbValue(uint64_t w, int32_t kind, hg_fault* hg_f) {
+  {
+    int32_t hg_tag2 = kind;
+#line 60 "kernels_lookback.go"
+    if (hg_tag2 == 2) {
+      return (T)(hg_f32_from((uint32_t)(w)));
+    } else if (hg_tag2 == 1) {
+      return (T)((int32_t)((uint32_t)(w)));
+    }
+  }
+#line 65 "kernels_lookback.go"
+  return (T)((uint32_t)(w));
+}
+
+#line 215 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_slice<const T> incl, hg_slice<uint64_t> states, long long b, bool packed, int32_t kind, hg_fault* hg_f) {
+  long long hg_t1 = hg_warp_size();
+  long long hg_t2 = hg_lane();
+  long long ws = hg_t1;
+  long long lane = hg_t2;
+#line 217 "kernels_lookback.go"
+  T excl = {};
+  long long last = hg_sub(b, 1LL);
+  for (;;) {
+    long long p = hg_add(hg_sub(last, hg_sub(ws, 1LL)), lane);
+    uint64_t w = 8589934592ULL;
+    for (;;) {
+      if (p >= 0LL) {
+        if (packed) {
+          w = hg_atomic_load<0, 1>(&hg_ref<Checked>(states, p, hg_f, 225, 6));
+        } else {
+          w = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, p, hg_f, 227, 6));
+        }
+      }
+      if (hg_ballot_sync((unsigned long long)(18446744073709551615ULL), (w >> 32LL) == 0ULL) == 0ULL) {
+        break;
+      }
+    }
+    uint64_t status = w >> 32LL;
+    T v = {};
+    if (packed) {
+      v = lbValue<Checked, T>(w, kind, hg_f);
+    } else if (p >= 0LL) {
+      if (status == 2ULL) {
+        v = hg_ld<Checked>(incl, p, hg_f, 240, 6);
+      } else {
+        v = hg_ld<Checked>(agg, p, hg_f, 242, 6);
+      }
+    }
+    uint64_t pm = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), status == 2ULL);
+    if ((hg_shr<Checked>(pm, lane, hg_f, 246, 6) >> 1LL) != 0ULL) {
+      v = (T)0LL;
+    }
+#line 251 "kernels_lookback.go"
+    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 251, 6)) {
+      T y = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(d), (long long)(ws));
+      if (hg_add(lane, d) < ws) {
+        v = hg_add(v, y);
+      }
+    }
+    excl = hg_add(hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(0LL), (long long)(ws)), excl);
+    if (pm != 0ULL) {
+      break;
+    }
+    last = hg_sub(last, ws);
+  }
+  return excl;
+}
+
+#line 153 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 155 "kernels_lookback.go"
+  long long items = hg_div<Checked>(tile, bd, hg_f, 155, 6);
+  T sum = {};
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 158, 6));
+  }
+  auto hg_m4 = blockScan<Checked, T>(sum, warps, hg_f);
+  T pre = hg_m4.r0;
+  T total = hg_m4.r1;
+#line 161 "kernels_lookback.go"
+  if (tid < hg_warp_size()) {
+    T excl = {};
+    if (b == 0LL) {
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, 0LL, 2ULL, total, packed, kind, hg_f);
+      }
+    } else {
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, b, 1ULL, total, packed, kind, hg_f);
+      }
+      excl = lookBack<Checked, T>(hg_const(agg), hg_const(incl), states, b, packed, kind, hg_f);
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, b, 2ULL, hg_add(excl, total), packed, kind, hg_f);
+      }
+    }
+    if (tid == 0LL) {
+      (*bcast)[0LL] = excl;
+    }
   }
   hg_sync_threads();
   T run = hg_add((*bcast)[0LL], pre);
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 75, 6);
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 183, 6);
     if (exclusive) {
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 77, 6) = run;
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 185, 6) = run;
       run = hg_add(run, x);
     } else {
       run = hg_add(run, x);
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 81, 6) = run;
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 189, 6) = run;
     }
   }
   hg_sync_threads();
-  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+}
+
+#line 92 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
+  long long n = out.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 95 "kernels_lookback.go"
+  if (vec && (hg_add(lo, tile) <= n)) {
+    long long base = lo / 4LL;
+    for (long long c = tid; c < (tile / 4LL); c = hg_add(c, bd)) {
+      hg_stv<Checked, 4>(out, hg_add(base, c), hg_ldv<Checked, 4>(sh, c, hg_f, 98, 6), hg_f, 98, 6);
+    }
+  } else {
     {
-#line 86 "kernels_lookback.go"
-      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-#line 86 "kernels_lookback.go"
-      if (i < n) {
-        hg_ref<Checked>(out, i, hg_f, 87, 6) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 87, 6);
+      long long hg_i6 = tid;
+      long long hg_b4 = tile;
+      long long hg_st5 = bd;
+      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 102 "kernels_lookback.go"
+          if (hg_add(lo, j) < n) {
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 103, 6) = hg_ld<Checked>(sh, j, hg_f, 103, 6);
+          }
+        }
+      } else {
+        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
+#line 102 "kernels_lookback.go"
+          if (hg_add(lo, j) < n) {
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 103, 6) = hg_ld<Checked>(sh, j, hg_f, 103, 6);
+          }
+        }
       }
     }
   }
@@ -2438,6 +2753,92 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec2(
   }
 #line 263 "kernels_reduce.go"
   return hg_tuple2<T, int64_t>{v, vi};
+}
+
+#line 110 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbLoadVec2(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
+  long long n = in.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 113 "kernels_lookback.go"
+  if (vec && (hg_add(lo, tile) <= n)) {
+    long long base = lo / 2LL;
+    for (long long c = tid; c < (tile / 2LL); c = hg_add(c, bd)) {
+      hg_stv<Checked, 2>(sh, c, hg_ldv<Checked, 2>(in, hg_add(base, c), hg_f, 116, 6), hg_f, 116, 6);
+    }
+  } else {
+    {
+      long long hg_i6 = tid;
+      long long hg_b4 = tile;
+      long long hg_st5 = bd;
+      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 120 "kernels_lookback.go"
+          T x = {};
+          if (hg_add(lo, j) < n) {
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 122, 6);
+          }
+          hg_ref<Checked>(sh, j, hg_f, 124, 6) = x;
+        }
+      } else {
+        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
+#line 120 "kernels_lookback.go"
+          T x = {};
+          if (hg_add(lo, j) < n) {
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 122, 6);
+          }
+          hg_ref<Checked>(sh, j, hg_f, 124, 6) = x;
+        }
+      }
+    }
+  }
+#line 127 "kernels_lookback.go"
+  hg_sync_threads();
+}
+
+#line 131 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbStoreVec2(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
+  long long n = out.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 134 "kernels_lookback.go"
+  if (vec && (hg_add(lo, tile) <= n)) {
+    long long base = lo / 2LL;
+    for (long long c = tid; c < (tile / 2LL); c = hg_add(c, bd)) {
+      hg_stv<Checked, 2>(out, hg_add(base, c), hg_ldv<Checked, 2>(sh, c, hg_f, 137, 6), hg_f, 137, 6);
+    }
+  } else {
+    {
+      long long hg_i6 = tid;
+      long long hg_b4 = tile;
+      long long hg_st5 = bd;
+      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 141 "kernels_lookback.go"
+          if (hg_add(lo, j) < n) {
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 142, 6) = hg_ld<Checked>(sh, j, hg_f, 142, 6);
+          }
+        }
+      } else {
+        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
+#line 141 "kernels_lookback.go"
+          if (hg_add(lo, j) < n) {
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 142, 6) = hg_ld<Checked>(sh, j, hg_f, 142, 6);
+          }
+        }
+      }
+    }
+  }
 }
 
 #line 426 "kernels_reduce.go"
@@ -3905,25 +4306,32 @@ extern "C" __global__ void scan_i32_checked(const int32_t* in_p, long long in_n,
 }
 
 #line 53 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanLBI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
 #line 55 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_bcast;
   hg_array<int32_t, 32>* bcast = &hg_shared_bcast;
 #line 56 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 57 "kernels_types.go"
   hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
-  scanLookBack<Checked, int32_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec4<Checked, int32_t>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, int32_t>(agg, incl, states, exclusive, b, tile, true, 1, sh, warps, bcast, hg_f);
+  lbStoreVec4<Checked, int32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbi32(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t* agg_p, int32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbi32(const int32_t* in_p, long long in_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbi32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t* agg_p, int32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+extern "C" __global__ void scan_lbi32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 63 "kernels_types.go"
+#line 68 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t op, int32_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, int32_t>(in, out, op, a, hg_f);
@@ -3939,7 +4347,7 @@ extern "C" __global__ void unary_i32_checked(const int32_t* in_p, int32_t* out_p
   unaryI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 74 "kernels_types.go"
+#line 79 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryI32(hg_slice<const int32_t> x, hg_slice<const int32_t> y, hg_slice<int32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, int32_t>(x, y, out, op, hg_f);
@@ -3955,11 +4363,11 @@ extern "C" __global__ void binary_i32_checked(const int32_t* x_p, const int32_t*
   binaryI32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 85 "kernels_types.go"
+#line 90 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceI32(hg_slice<const int32_t> in, hg_slice<const int64_t> offs, hg_slice<int32_t> out, int32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 87 "kernels_types.go"
+#line 92 "kernels_types.go"
   segReduce<Checked, int32_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -3970,11 +4378,11 @@ extern "C" __global__ void seg_reduce_i32_checked(const int32_t* in_p, long long
   segReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 93 "kernels_types.go"
+#line 98 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int32_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 95 "kernels_types.go"
+#line 100 "kernels_types.go"
   selectCount<Checked, int32_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -3985,14 +4393,14 @@ extern "C" __global__ void select_count_i32_checked(const int32_t* in_p, long lo
   selectCountI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 101 "kernels_types.go"
+#line 106 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 103 "kernels_types.go"
+#line 108 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 104 "kernels_types.go"
+#line 109 "kernels_types.go"
   selectScatter<Checked, int32_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4003,18 +4411,18 @@ extern "C" __global__ void select_scatter_i32_checked(const int32_t* in_p, long 
   selectScatterI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 110 "kernels_types.go"
+#line 115 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> heads, hg_slice<int32_t> out, hg_slice<int32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 113 "kernels_types.go"
+#line 118 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 114 "kernels_types.go"
+#line 119 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsV;
   hg_array<int32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 115 "kernels_types.go"
+#line 120 "kernels_types.go"
   segScanTiles<Checked, int32_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4025,11 +4433,11 @@ extern "C" __global__ void seg_scan_i32_checked(const int32_t* in_p, long long i
   segScanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 121 "kernels_types.go"
+#line 126 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 123 "kernels_types.go"
+#line 128 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, uint32_t>(accumulateVec4<Checked, uint32_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4044,19 +4452,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u32_checked(const uint
   reduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 133 "kernels_types.go"
+#line 138 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> inI, hg_slice<uint32_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
   hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 135 "kernels_types.go"
+#line 140 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 136 "kernels_types.go"
+#line 141 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec4<Checked, uint32_t>(in, isMax, hg_f);
     uint32_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 138 "kernels_types.go"
+#line 143 "kernels_types.go"
     argReduceOut<Checked, uint32_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, uint32_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4070,11 +4478,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u32_checked(const 
   argReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 147 "kernels_types.go"
+#line 152 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 149 "kernels_types.go"
+#line 154 "kernels_types.go"
   tileSum<Checked, uint32_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4085,11 +4493,11 @@ extern "C" __global__ void scan_up_u32_checked(const uint32_t* in_p, long long i
   scanUpU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 155 "kernels_types.go"
+#line 160 "kernels_types.go"
 template <bool Checked> HG_DEV void scanU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<const uint32_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 157 "kernels_types.go"
+#line 162 "kernels_types.go"
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   scanTiles<Checked, uint32_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4101,26 +4509,33 @@ extern "C" __global__ void scan_u32_checked(const uint32_t* in_p, long long in_n
   scanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 164 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 169 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 166 "kernels_types.go"
+#line 171 "kernels_types.go"
   __shared__ hg_array<uint32_t, 32> hg_shared_bcast;
   hg_array<uint32_t, 32>* bcast = &hg_shared_bcast;
-#line 167 "kernels_types.go"
+#line 172 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 173 "kernels_types.go"
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
-  scanLookBack<Checked, uint32_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec4<Checked, uint32_t>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, uint32_t>(agg, incl, states, exclusive, b, tile, true, 0, sh, warps, bcast, hg_f);
+  lbStoreVec4<Checked, uint32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbu32(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* agg_p, uint32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbu32(const uint32_t* in_p, long long in_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBU32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbu32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* agg_p, uint32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+extern "C" __global__ void scan_lbu32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 174 "kernels_types.go"
+#line 184 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, int32_t op, uint32_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, uint32_t>(in, out, op, a, hg_f);
@@ -4136,7 +4551,7 @@ extern "C" __global__ void unary_u32_checked(const uint32_t* in_p, uint32_t* out
   unaryU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 185 "kernels_types.go"
+#line 195 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryU32(hg_slice<const uint32_t> x, hg_slice<const uint32_t> y, hg_slice<uint32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, uint32_t>(x, y, out, op, hg_f);
@@ -4152,11 +4567,11 @@ extern "C" __global__ void binary_u32_checked(const uint32_t* x_p, const uint32_
   binaryU32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 196 "kernels_types.go"
+#line 206 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> offs, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 198 "kernels_types.go"
+#line 208 "kernels_types.go"
   segReduce<Checked, uint32_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4167,11 +4582,11 @@ extern "C" __global__ void seg_reduce_u32_checked(const uint32_t* in_p, long lon
   segReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 204 "kernels_types.go"
+#line 214 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint32_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 206 "kernels_types.go"
+#line 216 "kernels_types.go"
   selectCount<Checked, uint32_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4182,14 +4597,14 @@ extern "C" __global__ void select_count_u32_checked(const uint32_t* in_p, long l
   selectCountU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 212 "kernels_types.go"
+#line 222 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<uint32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 214 "kernels_types.go"
+#line 224 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 215 "kernels_types.go"
+#line 225 "kernels_types.go"
   selectScatter<Checked, uint32_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4200,18 +4615,18 @@ extern "C" __global__ void select_scatter_u32_checked(const uint32_t* in_p, long
   selectScatterU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 221 "kernels_types.go"
+#line 231 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> heads, hg_slice<uint32_t> out, hg_slice<uint32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 224 "kernels_types.go"
+#line 234 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 225 "kernels_types.go"
+#line 235 "kernels_types.go"
   __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
   hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 226 "kernels_types.go"
+#line 236 "kernels_types.go"
   segScanTiles<Checked, uint32_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4222,11 +4637,11 @@ extern "C" __global__ void seg_scan_u32_checked(const uint32_t* in_p, long long 
   segScanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 232 "kernels_types.go"
+#line 242 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 234 "kernels_types.go"
+#line 244 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, int64_t>(accumulateVec2<Checked, int64_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4241,19 +4656,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_i64_checked(const int6
   reduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 244 "kernels_types.go"
+#line 254 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> inI, hg_slice<int64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
   hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 246 "kernels_types.go"
+#line 256 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 247 "kernels_types.go"
+#line 257 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, int64_t>(in, isMax, hg_f);
     int64_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 249 "kernels_types.go"
+#line 259 "kernels_types.go"
     argReduceOut<Checked, int64_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, int64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4267,11 +4682,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i64_checked(const 
   argReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 258 "kernels_types.go"
+#line 268 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpI64(hg_slice<const int64_t> in, hg_slice<int64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 260 "kernels_types.go"
+#line 270 "kernels_types.go"
   tileSum<Checked, int64_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4282,11 +4697,11 @@ extern "C" __global__ void scan_up_i64_checked(const int64_t* in_p, long long in
   scanUpI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 266 "kernels_types.go"
+#line 276 "kernels_types.go"
 template <bool Checked> HG_DEV void scanI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<const int64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 268 "kernels_types.go"
+#line 278 "kernels_types.go"
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   scanTiles<Checked, int64_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4298,26 +4713,33 @@ extern "C" __global__ void scan_i64_checked(const int64_t* in_p, long long in_n,
   scanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 275 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 285 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 277 "kernels_types.go"
+#line 287 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_bcast;
   hg_array<int64_t, 32>* bcast = &hg_shared_bcast;
-#line 278 "kernels_types.go"
+#line 288 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 289 "kernels_types.go"
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
-  scanLookBack<Checked, int64_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec2<Checked, int64_t>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, int64_t>(agg, incl, states, exclusive, b, tile, false, 1, sh, warps, bcast, hg_f);
+  lbStoreVec2<Checked, int64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbi64(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t* agg_p, int64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbi64(const int64_t* in_p, long long in_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBI64<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbi64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t* agg_p, int64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+extern "C" __global__ void scan_lbi64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 285 "kernels_types.go"
+#line 300 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int32_t op, int64_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, int64_t>(in, out, op, a, hg_f);
@@ -4333,7 +4755,7 @@ extern "C" __global__ void unary_i64_checked(const int64_t* in_p, int64_t* out_p
   unaryI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 296 "kernels_types.go"
+#line 311 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryI64(hg_slice<const int64_t> x, hg_slice<const int64_t> y, hg_slice<int64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, int64_t>(x, y, out, op, hg_f);
@@ -4349,11 +4771,11 @@ extern "C" __global__ void binary_i64_checked(const int64_t* x_p, const int64_t*
   binaryI64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 307 "kernels_types.go"
+#line 322 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> offs, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 309 "kernels_types.go"
+#line 324 "kernels_types.go"
   segReduce<Checked, int64_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4364,11 +4786,11 @@ extern "C" __global__ void seg_reduce_i64_checked(const int64_t* in_p, long long
   segReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 315 "kernels_types.go"
+#line 330 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int64_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 317 "kernels_types.go"
+#line 332 "kernels_types.go"
   selectCount<Checked, int64_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4379,14 +4801,14 @@ extern "C" __global__ void select_count_i64_checked(const int64_t* in_p, long lo
   selectCountI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 323 "kernels_types.go"
+#line 338 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 325 "kernels_types.go"
+#line 340 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 326 "kernels_types.go"
+#line 341 "kernels_types.go"
   selectScatter<Checked, int64_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4397,18 +4819,18 @@ extern "C" __global__ void select_scatter_i64_checked(const int64_t* in_p, long 
   selectScatterI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 332 "kernels_types.go"
+#line 347 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> heads, hg_slice<int64_t> out, hg_slice<int64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 335 "kernels_types.go"
+#line 350 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 336 "kernels_types.go"
+#line 351 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
   hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 337 "kernels_types.go"
+#line 352 "kernels_types.go"
   segScanTiles<Checked, int64_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4419,11 +4841,11 @@ extern "C" __global__ void seg_scan_i64_checked(const int64_t* in_p, long long i
   segScanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 343 "kernels_types.go"
+#line 358 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 345 "kernels_types.go"
+#line 360 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, uint64_t>(accumulateVec2<Checked, uint64_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4438,19 +4860,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u64_checked(const uint
   reduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 355 "kernels_types.go"
+#line 370 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> inI, hg_slice<uint64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
   hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 357 "kernels_types.go"
+#line 372 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 358 "kernels_types.go"
+#line 373 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, uint64_t>(in, isMax, hg_f);
     uint64_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 360 "kernels_types.go"
+#line 375 "kernels_types.go"
     argReduceOut<Checked, uint64_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, uint64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4464,11 +4886,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u64_checked(const 
   argReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 369 "kernels_types.go"
+#line 384 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 371 "kernels_types.go"
+#line 386 "kernels_types.go"
   tileSum<Checked, uint64_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4479,11 +4901,11 @@ extern "C" __global__ void scan_up_u64_checked(const uint64_t* in_p, long long i
   scanUpU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 377 "kernels_types.go"
+#line 392 "kernels_types.go"
 template <bool Checked> HG_DEV void scanU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<const uint64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 379 "kernels_types.go"
+#line 394 "kernels_types.go"
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   scanTiles<Checked, uint64_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4495,26 +4917,33 @@ extern "C" __global__ void scan_u64_checked(const uint64_t* in_p, long long in_n
   scanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 386 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 401 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 388 "kernels_types.go"
+#line 403 "kernels_types.go"
   __shared__ hg_array<uint64_t, 32> hg_shared_bcast;
   hg_array<uint64_t, 32>* bcast = &hg_shared_bcast;
-#line 389 "kernels_types.go"
+#line 404 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 405 "kernels_types.go"
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
-  scanLookBack<Checked, uint64_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec2<Checked, uint64_t>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, uint64_t>(agg, incl, states, exclusive, b, tile, false, 0, sh, warps, bcast, hg_f);
+  lbStoreVec2<Checked, uint64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbu64(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t* agg_p, uint64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbu64(const uint64_t* in_p, long long in_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBU64<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbu64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t* agg_p, uint64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+extern "C" __global__ void scan_lbu64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 396 "kernels_types.go"
+#line 416 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, int32_t op, uint64_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, uint64_t>(in, out, op, a, hg_f);
@@ -4530,7 +4959,7 @@ extern "C" __global__ void unary_u64_checked(const uint64_t* in_p, uint64_t* out
   unaryU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 407 "kernels_types.go"
+#line 427 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryU64(hg_slice<const uint64_t> x, hg_slice<const uint64_t> y, hg_slice<uint64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, uint64_t>(x, y, out, op, hg_f);
@@ -4546,11 +4975,11 @@ extern "C" __global__ void binary_u64_checked(const uint64_t* x_p, const uint64_
   binaryU64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 418 "kernels_types.go"
+#line 438 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> offs, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 420 "kernels_types.go"
+#line 440 "kernels_types.go"
   segReduce<Checked, uint64_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4561,11 +4990,11 @@ extern "C" __global__ void seg_reduce_u64_checked(const uint64_t* in_p, long lon
   segReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 426 "kernels_types.go"
+#line 446 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint64_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 428 "kernels_types.go"
+#line 448 "kernels_types.go"
   selectCount<Checked, uint64_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4576,14 +5005,14 @@ extern "C" __global__ void select_count_u64_checked(const uint64_t* in_p, long l
   selectCountU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 434 "kernels_types.go"
+#line 454 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<uint64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 436 "kernels_types.go"
+#line 456 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 437 "kernels_types.go"
+#line 457 "kernels_types.go"
   selectScatter<Checked, uint64_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4594,18 +5023,18 @@ extern "C" __global__ void select_scatter_u64_checked(const uint64_t* in_p, long
   selectScatterU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 443 "kernels_types.go"
+#line 463 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> heads, hg_slice<uint64_t> out, hg_slice<uint64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 446 "kernels_types.go"
+#line 466 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 447 "kernels_types.go"
+#line 467 "kernels_types.go"
   __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
   hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 448 "kernels_types.go"
+#line 468 "kernels_types.go"
   segScanTiles<Checked, uint64_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4616,11 +5045,11 @@ extern "C" __global__ void seg_scan_u64_checked(const uint64_t* in_p, long long 
   segScanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 454 "kernels_types.go"
+#line 474 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceF32(hg_slice<const float> in, hg_slice<float> out, float id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 456 "kernels_types.go"
+#line 476 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, float>(accumulateVec4<Checked, float>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4635,19 +5064,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f32_checked(const floa
   reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 466 "kernels_types.go"
+#line 486 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceF32(hg_slice<const float> in, hg_slice<const int64_t> inI, hg_slice<float> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warpsV;
   hg_array<float, 32>* warpsV = &hg_shared_warpsV;
-#line 468 "kernels_types.go"
+#line 488 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 469 "kernels_types.go"
+#line 489 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec4<Checked, float>(in, isMax, hg_f);
     float v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 471 "kernels_types.go"
+#line 491 "kernels_types.go"
     argReduceOut<Checked, float>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, float>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4661,11 +5090,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f32_checked(const 
   argReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 480 "kernels_types.go"
+#line 500 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpF32(hg_slice<const float> in, hg_slice<float> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 482 "kernels_types.go"
+#line 502 "kernels_types.go"
   tileSum<Checked, float>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4676,11 +5105,11 @@ extern "C" __global__ void scan_up_f32_checked(const float* in_p, long long in_n
   scanUpF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 488 "kernels_types.go"
+#line 508 "kernels_types.go"
 template <bool Checked> HG_DEV void scanF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<const float> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 490 "kernels_types.go"
+#line 510 "kernels_types.go"
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   scanTiles<Checked, float>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4692,26 +5121,33 @@ extern "C" __global__ void scan_f32_checked(const float* in_p, long long in_n, f
   scanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 497 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 517 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 499 "kernels_types.go"
+#line 519 "kernels_types.go"
   __shared__ hg_array<float, 32> hg_shared_bcast;
   hg_array<float, 32>* bcast = &hg_shared_bcast;
-#line 500 "kernels_types.go"
+#line 520 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 521 "kernels_types.go"
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
-  scanLookBack<Checked, float>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec4<Checked, float>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, float>(agg, incl, states, exclusive, b, tile, true, 2, sh, warps, bcast, hg_f);
+  lbStoreVec4<Checked, float>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbf32(const float* in_p, long long in_n, float* out_p, float* agg_p, float* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbf32(const float* in_p, long long in_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbf32_checked(const float* in_p, long long in_n, float* out_p, float* agg_p, float* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+extern "C" __global__ void scan_lbf32_checked(const float* in_p, long long in_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 507 "kernels_types.go"
+#line 532 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryF32(hg_slice<const float> in, hg_slice<float> out, int32_t op, float a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, float>(in, out, op, a, hg_f);
@@ -4727,7 +5163,7 @@ extern "C" __global__ void unary_f32_checked(const float* in_p, float* out_p, lo
   unaryF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 518 "kernels_types.go"
+#line 543 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryF32(hg_slice<const float> x, hg_slice<const float> y, hg_slice<float> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, float>(x, y, out, op, hg_f);
@@ -4743,11 +5179,11 @@ extern "C" __global__ void binary_f32_checked(const float* x_p, const float* y_p
   binaryF32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 529 "kernels_types.go"
+#line 554 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceF32(hg_slice<const float> in, hg_slice<const int64_t> offs, hg_slice<float> out, float id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 531 "kernels_types.go"
+#line 556 "kernels_types.go"
   segReduce<Checked, float>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4758,11 +5194,11 @@ extern "C" __global__ void seg_reduce_f32_checked(const float* in_p, long long i
   segReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 537 "kernels_types.go"
+#line 562 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, float a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 539 "kernels_types.go"
+#line 564 "kernels_types.go"
   selectCount<Checked, float>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4773,14 +5209,14 @@ extern "C" __global__ void select_count_f32_checked(const float* in_p, long long
   selectCountF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 545 "kernels_types.go"
+#line 570 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<float> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, float a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 547 "kernels_types.go"
+#line 572 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 548 "kernels_types.go"
+#line 573 "kernels_types.go"
   selectScatter<Checked, float>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4791,18 +5227,18 @@ extern "C" __global__ void select_scatter_f32_checked(const float* in_p, long lo
   selectScatterF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 554 "kernels_types.go"
+#line 579 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanF32(hg_slice<const float> in, hg_slice<const uint8_t> heads, hg_slice<float> out, hg_slice<float> sums, hg_slice<uint8_t> sumHeads, hg_slice<const float> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 557 "kernels_types.go"
+#line 582 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 558 "kernels_types.go"
+#line 583 "kernels_types.go"
   __shared__ hg_array<float, 32> hg_shared_warpsV;
   hg_array<float, 32>* warpsV = &hg_shared_warpsV;
-#line 559 "kernels_types.go"
+#line 584 "kernels_types.go"
   segScanTiles<Checked, float>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4813,11 +5249,11 @@ extern "C" __global__ void seg_scan_f32_checked(const float* in_p, long long in_
   segScanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 565 "kernels_types.go"
+#line 590 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceF64(hg_slice<const double> in, hg_slice<double> out, double id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 567 "kernels_types.go"
+#line 592 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, double>(accumulateVec2<Checked, double>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4832,19 +5268,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f64_checked(const doub
   reduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 577 "kernels_types.go"
+#line 602 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceF64(hg_slice<const double> in, hg_slice<const int64_t> inI, hg_slice<double> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warpsV;
   hg_array<double, 32>* warpsV = &hg_shared_warpsV;
-#line 579 "kernels_types.go"
+#line 604 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 580 "kernels_types.go"
+#line 605 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, double>(in, isMax, hg_f);
     double v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 582 "kernels_types.go"
+#line 607 "kernels_types.go"
     argReduceOut<Checked, double>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, double>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4858,11 +5294,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f64_checked(const 
   argReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 591 "kernels_types.go"
+#line 616 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpF64(hg_slice<const double> in, hg_slice<double> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 593 "kernels_types.go"
+#line 618 "kernels_types.go"
   tileSum<Checked, double>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4873,11 +5309,11 @@ extern "C" __global__ void scan_up_f64_checked(const double* in_p, long long in_
   scanUpF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 599 "kernels_types.go"
+#line 624 "kernels_types.go"
 template <bool Checked> HG_DEV void scanF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<const double> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 601 "kernels_types.go"
+#line 626 "kernels_types.go"
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   scanTiles<Checked, double>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4889,26 +5325,33 @@ extern "C" __global__ void scan_f64_checked(const double* in_p, long long in_n, 
   scanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 608 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 633 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 610 "kernels_types.go"
+#line 635 "kernels_types.go"
   __shared__ hg_array<double, 32> hg_shared_bcast;
   hg_array<double, 32>* bcast = &hg_shared_bcast;
-#line 611 "kernels_types.go"
+#line 636 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 637 "kernels_types.go"
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
-  scanLookBack<Checked, double>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec2<Checked, double>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, double>(agg, incl, states, exclusive, b, tile, false, 3, sh, warps, bcast, hg_f);
+  lbStoreVec2<Checked, double>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbf64(const double* in_p, long long in_n, double* out_p, double* agg_p, double* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbf64(const double* in_p, long long in_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBF64<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbf64_checked(const double* in_p, long long in_n, double* out_p, double* agg_p, double* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+extern "C" __global__ void scan_lbf64_checked(const double* in_p, long long in_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 618 "kernels_types.go"
+#line 648 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryF64(hg_slice<const double> in, hg_slice<double> out, int32_t op, double a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, double>(in, out, op, a, hg_f);
@@ -4924,7 +5367,7 @@ extern "C" __global__ void unary_f64_checked(const double* in_p, double* out_p, 
   unaryF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 629 "kernels_types.go"
+#line 659 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryF64(hg_slice<const double> x, hg_slice<const double> y, hg_slice<double> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, double>(x, y, out, op, hg_f);
@@ -4940,11 +5383,11 @@ extern "C" __global__ void binary_f64_checked(const double* x_p, const double* y
   binaryF64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 640 "kernels_types.go"
+#line 670 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceF64(hg_slice<const double> in, hg_slice<const int64_t> offs, hg_slice<double> out, double id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 642 "kernels_types.go"
+#line 672 "kernels_types.go"
   segReduce<Checked, double>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4955,11 +5398,11 @@ extern "C" __global__ void seg_reduce_f64_checked(const double* in_p, long long 
   segReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 648 "kernels_types.go"
+#line 678 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, double a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 650 "kernels_types.go"
+#line 680 "kernels_types.go"
   selectCount<Checked, double>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4970,14 +5413,14 @@ extern "C" __global__ void select_count_f64_checked(const double* in_p, long lon
   selectCountF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 656 "kernels_types.go"
+#line 686 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<double> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, double a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 658 "kernels_types.go"
+#line 688 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 659 "kernels_types.go"
+#line 689 "kernels_types.go"
   selectScatter<Checked, double>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4988,18 +5431,18 @@ extern "C" __global__ void select_scatter_f64_checked(const double* in_p, long l
   selectScatterF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 665 "kernels_types.go"
+#line 695 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanF64(hg_slice<const double> in, hg_slice<const uint8_t> heads, hg_slice<double> out, hg_slice<double> sums, hg_slice<uint8_t> sumHeads, hg_slice<const double> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 668 "kernels_types.go"
+#line 698 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 669 "kernels_types.go"
+#line 699 "kernels_types.go"
   __shared__ hg_array<double, 32> hg_shared_warpsV;
   hg_array<double, 32>* warpsV = &hg_shared_warpsV;
-#line 670 "kernels_types.go"
+#line 700 "kernels_types.go"
   segScanTiles<Checked, double>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -5010,7 +5453,7 @@ extern "C" __global__ void seg_scan_f64_checked(const double* in_p, long long in
   segScanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 676 "kernels_types.go"
+#line 706 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU8(hg_slice<const uint8_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint8_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5023,7 +5466,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u8_checked(const 
   histogramU8<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 684 "kernels_types.go"
+#line 714 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU16(hg_slice<const uint16_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint16_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5036,7 +5479,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u16_checked(const
   histogramU16<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 692 "kernels_types.go"
+#line 722 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramI32(hg_slice<const int32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, int32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5049,7 +5492,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_i32_checked(const
   histogramI32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 700 "kernels_types.go"
+#line 730 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU32(hg_slice<const uint32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5062,7 +5505,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u32_checked(const
   histogramU32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 708 "kernels_types.go"
+#line 738 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramF32(hg_slice<const float> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, float>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5075,7 +5518,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f32_checked(const
   histogramF32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 716 "kernels_types.go"
+#line 746 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramF64(hg_slice<const double> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, double>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5088,11 +5531,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f64_checked(const
   histogramF64<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 724 "kernels_types.go"
+#line 754 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI8(hg_slice<const int8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 726 "kernels_types.go"
+#line 756 "kernels_types.go"
   sortCount<Checked, int8_t>(keys, counts, shift, bits, 1, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -5103,17 +5546,17 @@ extern "C" __global__ void sort_count_i8_checked(const int8_t* keys_p, long long
   sortCountI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 732 "kernels_types.go"
+#line 762 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI8(hg_slice<const int8_t> keysIn, hg_slice<int8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 734 "kernels_types.go"
+#line 764 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 735 "kernels_types.go"
+#line 765 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 736 "kernels_types.go"
+#line 766 "kernels_types.go"
   sortScatter<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5124,7 +5567,7 @@ extern "C" __global__ void sort_keys_i8_checked(const int8_t* keysIn_p, long lon
   sortKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 742 "kernels_types.go"
+#line 772 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI8(hg_slice<const int8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int8_t>(keys, flags, span, hg_f);
 }
@@ -5136,12 +5579,12 @@ extern "C" __global__ void key_heads_i8_checked(const int8_t* keys_p, long long 
   keyHeadsI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 749 "kernels_types.go"
+#line 779 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI8(hg_slice<const int8_t> in, hg_slice<int8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 752 "kernels_types.go"
+#line 782 "kernels_types.go"
   mergeSortBlock<Checked, int8_t>(in, out, outI, pairs, ord, 1, 8LL, tile, sk, si, hg_f);
 }
 
@@ -5152,15 +5595,15 @@ extern "C" __global__ void merge_block_i8_checked(const int8_t* in_p, long long 
   mergeBlockI8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 758 "kernels_types.go"
+#line 788 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI8(hg_slice<const int8_t> src, hg_slice<int8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 761 "kernels_types.go"
+#line 791 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 762 "kernels_types.go"
+#line 792 "kernels_types.go"
   mergePass<Checked, int8_t>(src, dst, srcI, dstI, pairs, ord, 1, 8LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5171,11 +5614,11 @@ extern "C" __global__ void merge_pass_i8_checked(const int8_t* src_p, int8_t* ds
   mergePassI8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 768 "kernels_types.go"
+#line 798 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU8(hg_slice<const uint8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 770 "kernels_types.go"
+#line 800 "kernels_types.go"
   sortCount<Checked, uint8_t>(keys, counts, shift, bits, 0, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -5186,17 +5629,17 @@ extern "C" __global__ void sort_count_u8_checked(const uint8_t* keys_p, long lon
   sortCountU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 776 "kernels_types.go"
+#line 806 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU8(hg_slice<const uint8_t> keysIn, hg_slice<uint8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 778 "kernels_types.go"
+#line 808 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 779 "kernels_types.go"
+#line 809 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 780 "kernels_types.go"
+#line 810 "kernels_types.go"
   sortScatter<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5207,7 +5650,7 @@ extern "C" __global__ void sort_keys_u8_checked(const uint8_t* keysIn_p, long lo
   sortKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 786 "kernels_types.go"
+#line 816 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU8(hg_slice<const uint8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint8_t>(keys, flags, span, hg_f);
 }
@@ -5219,12 +5662,12 @@ extern "C" __global__ void key_heads_u8_checked(const uint8_t* keys_p, long long
   keyHeadsU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 793 "kernels_types.go"
+#line 823 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU8(hg_slice<const uint8_t> in, hg_slice<uint8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 796 "kernels_types.go"
+#line 826 "kernels_types.go"
   mergeSortBlock<Checked, uint8_t>(in, out, outI, pairs, ord, 0, 8LL, tile, sk, si, hg_f);
 }
 
@@ -5235,15 +5678,15 @@ extern "C" __global__ void merge_block_u8_checked(const uint8_t* in_p, long long
   mergeBlockU8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 802 "kernels_types.go"
+#line 832 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU8(hg_slice<const uint8_t> src, hg_slice<uint8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 805 "kernels_types.go"
+#line 835 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 806 "kernels_types.go"
+#line 836 "kernels_types.go"
   mergePass<Checked, uint8_t>(src, dst, srcI, dstI, pairs, ord, 0, 8LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5254,11 +5697,11 @@ extern "C" __global__ void merge_pass_u8_checked(const uint8_t* src_p, uint8_t* 
   mergePassU8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 812 "kernels_types.go"
+#line 842 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI16(hg_slice<const int16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 814 "kernels_types.go"
+#line 844 "kernels_types.go"
   sortCount<Checked, int16_t>(keys, counts, shift, bits, 1, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -5269,17 +5712,17 @@ extern "C" __global__ void sort_count_i16_checked(const int16_t* keys_p, long lo
   sortCountI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 820 "kernels_types.go"
+#line 850 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI16(hg_slice<const int16_t> keysIn, hg_slice<int16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 822 "kernels_types.go"
+#line 852 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 823 "kernels_types.go"
+#line 853 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 824 "kernels_types.go"
+#line 854 "kernels_types.go"
   sortScatter<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5290,7 +5733,7 @@ extern "C" __global__ void sort_keys_i16_checked(const int16_t* keysIn_p, long l
   sortKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 830 "kernels_types.go"
+#line 860 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI16(hg_slice<const int16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int16_t>(keys, flags, span, hg_f);
 }
@@ -5302,12 +5745,12 @@ extern "C" __global__ void key_heads_i16_checked(const int16_t* keys_p, long lon
   keyHeadsI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 837 "kernels_types.go"
+#line 867 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI16(hg_slice<const int16_t> in, hg_slice<int16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 840 "kernels_types.go"
+#line 870 "kernels_types.go"
   mergeSortBlock<Checked, int16_t>(in, out, outI, pairs, ord, 1, 16LL, tile, sk, si, hg_f);
 }
 
@@ -5318,15 +5761,15 @@ extern "C" __global__ void merge_block_i16_checked(const int16_t* in_p, long lon
   mergeBlockI16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 846 "kernels_types.go"
+#line 876 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI16(hg_slice<const int16_t> src, hg_slice<int16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 849 "kernels_types.go"
+#line 879 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 850 "kernels_types.go"
+#line 880 "kernels_types.go"
   mergePass<Checked, int16_t>(src, dst, srcI, dstI, pairs, ord, 1, 16LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5337,11 +5780,11 @@ extern "C" __global__ void merge_pass_i16_checked(const int16_t* src_p, int16_t*
   mergePassI16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 856 "kernels_types.go"
+#line 886 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU16(hg_slice<const uint16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 858 "kernels_types.go"
+#line 888 "kernels_types.go"
   sortCount<Checked, uint16_t>(keys, counts, shift, bits, 0, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -5352,17 +5795,17 @@ extern "C" __global__ void sort_count_u16_checked(const uint16_t* keys_p, long l
   sortCountU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 864 "kernels_types.go"
+#line 894 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU16(hg_slice<const uint16_t> keysIn, hg_slice<uint16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 866 "kernels_types.go"
+#line 896 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 867 "kernels_types.go"
+#line 897 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 868 "kernels_types.go"
+#line 898 "kernels_types.go"
   sortScatter<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5373,7 +5816,7 @@ extern "C" __global__ void sort_keys_u16_checked(const uint16_t* keysIn_p, long 
   sortKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 874 "kernels_types.go"
+#line 904 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU16(hg_slice<const uint16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint16_t>(keys, flags, span, hg_f);
 }
@@ -5385,12 +5828,12 @@ extern "C" __global__ void key_heads_u16_checked(const uint16_t* keys_p, long lo
   keyHeadsU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 881 "kernels_types.go"
+#line 911 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU16(hg_slice<const uint16_t> in, hg_slice<uint16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 884 "kernels_types.go"
+#line 914 "kernels_types.go"
   mergeSortBlock<Checked, uint16_t>(in, out, outI, pairs, ord, 0, 16LL, tile, sk, si, hg_f);
 }
 
@@ -5401,15 +5844,15 @@ extern "C" __global__ void merge_block_u16_checked(const uint16_t* in_p, long lo
   mergeBlockU16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 890 "kernels_types.go"
+#line 920 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU16(hg_slice<const uint16_t> src, hg_slice<uint16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 893 "kernels_types.go"
+#line 923 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 894 "kernels_types.go"
+#line 924 "kernels_types.go"
   mergePass<Checked, uint16_t>(src, dst, srcI, dstI, pairs, ord, 0, 16LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5420,11 +5863,11 @@ extern "C" __global__ void merge_pass_u16_checked(const uint16_t* src_p, uint16_
   mergePassU16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 900 "kernels_types.go"
+#line 930 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI32(hg_slice<const int32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 902 "kernels_types.go"
+#line 932 "kernels_types.go"
   sortCount<Checked, int32_t>(keys, counts, shift, bits, 1, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -5435,17 +5878,17 @@ extern "C" __global__ void sort_count_i32_checked(const int32_t* keys_p, long lo
   sortCountI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 908 "kernels_types.go"
+#line 938 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 910 "kernels_types.go"
+#line 940 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 911 "kernels_types.go"
+#line 941 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 912 "kernels_types.go"
+#line 942 "kernels_types.go"
   sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5456,7 +5899,7 @@ extern "C" __global__ void sort_keys_i32_checked(const int32_t* keysIn_p, long l
   sortKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 918 "kernels_types.go"
+#line 948 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI32(hg_slice<const int32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int32_t>(keys, flags, span, hg_f);
 }
@@ -5468,12 +5911,12 @@ extern "C" __global__ void key_heads_i32_checked(const int32_t* keys_p, long lon
   keyHeadsI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 925 "kernels_types.go"
+#line 955 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 928 "kernels_types.go"
+#line 958 "kernels_types.go"
   mergeSortBlock<Checked, int32_t>(in, out, outI, pairs, ord, 1, 32LL, tile, sk, si, hg_f);
 }
 
@@ -5484,15 +5927,15 @@ extern "C" __global__ void merge_block_i32_checked(const int32_t* in_p, long lon
   mergeBlockI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 934 "kernels_types.go"
+#line 964 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI32(hg_slice<const int32_t> src, hg_slice<int32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 937 "kernels_types.go"
+#line 967 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 938 "kernels_types.go"
+#line 968 "kernels_types.go"
   mergePass<Checked, int32_t>(src, dst, srcI, dstI, pairs, ord, 1, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5503,11 +5946,11 @@ extern "C" __global__ void merge_pass_i32_checked(const int32_t* src_p, int32_t*
   mergePassI32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 944 "kernels_types.go"
+#line 974 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU32(hg_slice<const uint32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 946 "kernels_types.go"
+#line 976 "kernels_types.go"
   sortCount<Checked, uint32_t>(keys, counts, shift, bits, 0, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -5518,17 +5961,17 @@ extern "C" __global__ void sort_count_u32_checked(const uint32_t* keys_p, long l
   sortCountU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 952 "kernels_types.go"
+#line 982 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 954 "kernels_types.go"
+#line 984 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 955 "kernels_types.go"
+#line 985 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 956 "kernels_types.go"
+#line 986 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5539,7 +5982,7 @@ extern "C" __global__ void sort_keys_u32_checked(const uint32_t* keysIn_p, long 
   sortKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 962 "kernels_types.go"
+#line 992 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU32(hg_slice<const uint32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint32_t>(keys, flags, span, hg_f);
 }
@@ -5551,12 +5994,12 @@ extern "C" __global__ void key_heads_u32_checked(const uint32_t* keys_p, long lo
   keyHeadsU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 969 "kernels_types.go"
+#line 999 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 972 "kernels_types.go"
+#line 1002 "kernels_types.go"
   mergeSortBlock<Checked, uint32_t>(in, out, outI, pairs, ord, 0, 32LL, tile, sk, si, hg_f);
 }
 
@@ -5567,15 +6010,15 @@ extern "C" __global__ void merge_block_u32_checked(const uint32_t* in_p, long lo
   mergeBlockU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 978 "kernels_types.go"
+#line 1008 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU32(hg_slice<const uint32_t> src, hg_slice<uint32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 981 "kernels_types.go"
+#line 1011 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 982 "kernels_types.go"
+#line 1012 "kernels_types.go"
   mergePass<Checked, uint32_t>(src, dst, srcI, dstI, pairs, ord, 0, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5586,11 +6029,11 @@ extern "C" __global__ void merge_pass_u32_checked(const uint32_t* src_p, uint32_
   mergePassU32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 988 "kernels_types.go"
+#line 1018 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI64(hg_slice<const int64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 990 "kernels_types.go"
+#line 1020 "kernels_types.go"
   sortCount<Checked, int64_t>(keys, counts, shift, bits, 1, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -5601,17 +6044,17 @@ extern "C" __global__ void sort_count_i64_checked(const int64_t* keys_p, long lo
   sortCountI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 996 "kernels_types.go"
+#line 1026 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 998 "kernels_types.go"
+#line 1028 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 999 "kernels_types.go"
+#line 1029 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1000 "kernels_types.go"
+#line 1030 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5622,7 +6065,7 @@ extern "C" __global__ void sort_keys_i64_checked(const int64_t* keysIn_p, long l
   sortKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1006 "kernels_types.go"
+#line 1036 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI64(hg_slice<const int64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int64_t>(keys, flags, span, hg_f);
 }
@@ -5634,12 +6077,12 @@ extern "C" __global__ void key_heads_i64_checked(const int64_t* keys_p, long lon
   keyHeadsI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1013 "kernels_types.go"
+#line 1043 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1016 "kernels_types.go"
+#line 1046 "kernels_types.go"
   mergeSortBlock<Checked, int64_t>(in, out, outI, pairs, ord, 1, 64LL, tile, sk, si, hg_f);
 }
 
@@ -5650,15 +6093,15 @@ extern "C" __global__ void merge_block_i64_checked(const int64_t* in_p, long lon
   mergeBlockI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1022 "kernels_types.go"
+#line 1052 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI64(hg_slice<const int64_t> src, hg_slice<int64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1025 "kernels_types.go"
+#line 1055 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1026 "kernels_types.go"
+#line 1056 "kernels_types.go"
   mergePass<Checked, int64_t>(src, dst, srcI, dstI, pairs, ord, 1, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5669,11 +6112,11 @@ extern "C" __global__ void merge_pass_i64_checked(const int64_t* src_p, int64_t*
   mergePassI64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1032 "kernels_types.go"
+#line 1062 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU64(hg_slice<const uint64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1034 "kernels_types.go"
+#line 1064 "kernels_types.go"
   sortCount<Checked, uint64_t>(keys, counts, shift, bits, 0, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -5684,17 +6127,17 @@ extern "C" __global__ void sort_count_u64_checked(const uint64_t* keys_p, long l
   sortCountU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1040 "kernels_types.go"
+#line 1070 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1042 "kernels_types.go"
+#line 1072 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1043 "kernels_types.go"
+#line 1073 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1044 "kernels_types.go"
+#line 1074 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5705,7 +6148,7 @@ extern "C" __global__ void sort_keys_u64_checked(const uint64_t* keysIn_p, long 
   sortKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1050 "kernels_types.go"
+#line 1080 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU64(hg_slice<const uint64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint64_t>(keys, flags, span, hg_f);
 }
@@ -5717,12 +6160,12 @@ extern "C" __global__ void key_heads_u64_checked(const uint64_t* keys_p, long lo
   keyHeadsU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1057 "kernels_types.go"
+#line 1087 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1060 "kernels_types.go"
+#line 1090 "kernels_types.go"
   mergeSortBlock<Checked, uint64_t>(in, out, outI, pairs, ord, 0, 64LL, tile, sk, si, hg_f);
 }
 
@@ -5733,15 +6176,15 @@ extern "C" __global__ void merge_block_u64_checked(const uint64_t* in_p, long lo
   mergeBlockU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1066 "kernels_types.go"
+#line 1096 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU64(hg_slice<const uint64_t> src, hg_slice<uint64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1069 "kernels_types.go"
+#line 1099 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1070 "kernels_types.go"
+#line 1100 "kernels_types.go"
   mergePass<Checked, uint64_t>(src, dst, srcI, dstI, pairs, ord, 0, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5752,11 +6195,11 @@ extern "C" __global__ void merge_pass_u64_checked(const uint64_t* src_p, uint64_
   mergePassU64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1076 "kernels_types.go"
+#line 1106 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountF32(hg_slice<const float> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1078 "kernels_types.go"
+#line 1108 "kernels_types.go"
   sortCount<Checked, float>(keys, counts, shift, bits, 2, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -5767,17 +6210,17 @@ extern "C" __global__ void sort_count_f32_checked(const float* keys_p, long long
   sortCountF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1084 "kernels_types.go"
+#line 1114 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysF32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1086 "kernels_types.go"
+#line 1116 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1087 "kernels_types.go"
+#line 1117 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1088 "kernels_types.go"
+#line 1118 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5788,7 +6231,7 @@ extern "C" __global__ void sort_keys_f32_checked(const float* keysIn_p, long lon
   sortKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1094 "kernels_types.go"
+#line 1124 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsF32(hg_slice<const float> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, float>(keys, flags, span, hg_f);
 }
@@ -5800,12 +6243,12 @@ extern "C" __global__ void key_heads_f32_checked(const float* keys_p, long long 
   keyHeadsF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1101 "kernels_types.go"
+#line 1131 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1104 "kernels_types.go"
+#line 1134 "kernels_types.go"
   mergeSortBlock<Checked, float>(in, out, outI, pairs, ord, 2, 32LL, tile, sk, si, hg_f);
 }
 
@@ -5816,15 +6259,15 @@ extern "C" __global__ void merge_block_f32_checked(const float* in_p, long long 
   mergeBlockF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1110 "kernels_types.go"
+#line 1140 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassF32(hg_slice<const float> src, hg_slice<float> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1113 "kernels_types.go"
+#line 1143 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1114 "kernels_types.go"
+#line 1144 "kernels_types.go"
   mergePass<Checked, float>(src, dst, srcI, dstI, pairs, ord, 2, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5835,11 +6278,11 @@ extern "C" __global__ void merge_pass_f32_checked(const float* src_p, float* dst
   mergePassF32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1120 "kernels_types.go"
+#line 1150 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountF64(hg_slice<const double> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1122 "kernels_types.go"
+#line 1152 "kernels_types.go"
   sortCount<Checked, double>(keys, counts, shift, bits, 3, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -5850,17 +6293,17 @@ extern "C" __global__ void sort_count_f64_checked(const double* keys_p, long lon
   sortCountF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1128 "kernels_types.go"
+#line 1158 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1130 "kernels_types.go"
+#line 1160 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1131 "kernels_types.go"
+#line 1161 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1132 "kernels_types.go"
+#line 1162 "kernels_types.go"
   sortScatter<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5871,7 +6314,7 @@ extern "C" __global__ void sort_keys_f64_checked(const double* keysIn_p, long lo
   sortKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1138 "kernels_types.go"
+#line 1168 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsF64(hg_slice<const double> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, double>(keys, flags, span, hg_f);
 }
@@ -5883,12 +6326,12 @@ extern "C" __global__ void key_heads_f64_checked(const double* keys_p, long long
   keyHeadsF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1145 "kernels_types.go"
+#line 1175 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1148 "kernels_types.go"
+#line 1178 "kernels_types.go"
   mergeSortBlock<Checked, double>(in, out, outI, pairs, ord, 3, 64LL, tile, sk, si, hg_f);
 }
 
@@ -5899,15 +6342,15 @@ extern "C" __global__ void merge_block_f64_checked(const double* in_p, long long
   mergeBlockF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1154 "kernels_types.go"
+#line 1184 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassF64(hg_slice<const double> src, hg_slice<double> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1157 "kernels_types.go"
+#line 1187 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1158 "kernels_types.go"
+#line 1188 "kernels_types.go"
   mergePass<Checked, double>(src, dst, srcI, dstI, pairs, ord, 3, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5918,7 +6361,7 @@ extern "C" __global__ void merge_pass_f64_checked(const double* src_p, double* d
   mergePassF64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1164 "kernels_types.go"
+#line 1194 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherI32(hg_slice<const int32_t> in, hg_slice<const uint32_t> idx, hg_slice<int32_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, int32_t>(in, idx, out, count, span, hg_f);
 }
@@ -5930,7 +6373,7 @@ extern "C" __global__ void gather_i32_checked(const int32_t* in_p, const uint32_
   gatherI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1171 "kernels_types.go"
+#line 1201 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherU32(hg_slice<const uint32_t> in, hg_slice<const uint32_t> idx, hg_slice<uint32_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, uint32_t>(in, idx, out, count, span, hg_f);
 }
@@ -5942,7 +6385,7 @@ extern "C" __global__ void gather_u32_checked(const uint32_t* in_p, const uint32
   gatherU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1178 "kernels_types.go"
+#line 1208 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherI64(hg_slice<const int64_t> in, hg_slice<const uint32_t> idx, hg_slice<int64_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, int64_t>(in, idx, out, count, span, hg_f);
 }
@@ -5954,7 +6397,7 @@ extern "C" __global__ void gather_i64_checked(const int64_t* in_p, const uint32_
   gatherI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1185 "kernels_types.go"
+#line 1215 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherU64(hg_slice<const uint64_t> in, hg_slice<const uint32_t> idx, hg_slice<uint64_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, uint64_t>(in, idx, out, count, span, hg_f);
 }
@@ -5966,7 +6409,7 @@ extern "C" __global__ void gather_u64_checked(const uint64_t* in_p, const uint32
   gatherU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1192 "kernels_types.go"
+#line 1222 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherF32(hg_slice<const float> in, hg_slice<const uint32_t> idx, hg_slice<float> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, float>(in, idx, out, count, span, hg_f);
 }
@@ -5978,7 +6421,7 @@ extern "C" __global__ void gather_f32_checked(const float* in_p, const uint32_t*
   gatherF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1199 "kernels_types.go"
+#line 1229 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherF64(hg_slice<const double> in, hg_slice<const uint32_t> idx, hg_slice<double> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, double>(in, idx, out, count, span, hg_f);
 }
@@ -5990,17 +6433,17 @@ extern "C" __global__ void gather_f64_checked(const double* in_p, const uint32_t
   gatherF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1206 "kernels_types.go"
+#line 1236 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1208 "kernels_types.go"
+#line 1238 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1209 "kernels_types.go"
+#line 1239 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1210 "kernels_types.go"
+#line 1240 "kernels_types.go"
   sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6011,17 +6454,17 @@ extern "C" __global__ void sort_pairs_i32_i32_checked(const int32_t* keysIn_p, l
   sortPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1216 "kernels_types.go"
+#line 1246 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1218 "kernels_types.go"
+#line 1248 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1219 "kernels_types.go"
+#line 1249 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1220 "kernels_types.go"
+#line 1250 "kernels_types.go"
   sortScatter<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6032,17 +6475,17 @@ extern "C" __global__ void sort_pairs_i32_u32_checked(const int32_t* keysIn_p, l
   sortPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1226 "kernels_types.go"
+#line 1256 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1228 "kernels_types.go"
+#line 1258 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1229 "kernels_types.go"
+#line 1259 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1230 "kernels_types.go"
+#line 1260 "kernels_types.go"
   sortScatter<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6053,17 +6496,17 @@ extern "C" __global__ void sort_pairs_i32_i64_checked(const int32_t* keysIn_p, l
   sortPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1236 "kernels_types.go"
+#line 1266 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1238 "kernels_types.go"
+#line 1268 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1239 "kernels_types.go"
+#line 1269 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1240 "kernels_types.go"
+#line 1270 "kernels_types.go"
   sortScatter<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6074,17 +6517,17 @@ extern "C" __global__ void sort_pairs_i32_u64_checked(const int32_t* keysIn_p, l
   sortPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1246 "kernels_types.go"
+#line 1276 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1248 "kernels_types.go"
+#line 1278 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1249 "kernels_types.go"
+#line 1279 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1250 "kernels_types.go"
+#line 1280 "kernels_types.go"
   sortScatter<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6095,17 +6538,17 @@ extern "C" __global__ void sort_pairs_i32_f32_checked(const int32_t* keysIn_p, l
   sortPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1256 "kernels_types.go"
+#line 1286 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1258 "kernels_types.go"
+#line 1288 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1259 "kernels_types.go"
+#line 1289 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1260 "kernels_types.go"
+#line 1290 "kernels_types.go"
   sortScatter<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6116,17 +6559,17 @@ extern "C" __global__ void sort_pairs_i32_f64_checked(const int32_t* keysIn_p, l
   sortPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1266 "kernels_types.go"
+#line 1296 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1268 "kernels_types.go"
+#line 1298 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1269 "kernels_types.go"
+#line 1299 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1270 "kernels_types.go"
+#line 1300 "kernels_types.go"
   sortScatter<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6137,17 +6580,17 @@ extern "C" __global__ void sort_pairs_u32_i32_checked(const uint32_t* keysIn_p, 
   sortPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1276 "kernels_types.go"
+#line 1306 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32U32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1278 "kernels_types.go"
+#line 1308 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1279 "kernels_types.go"
+#line 1309 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1280 "kernels_types.go"
+#line 1310 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6158,17 +6601,17 @@ extern "C" __global__ void sort_pairs_u32_u32_checked(const uint32_t* keysIn_p, 
   sortPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1286 "kernels_types.go"
+#line 1316 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32I64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1288 "kernels_types.go"
+#line 1318 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1289 "kernels_types.go"
+#line 1319 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1290 "kernels_types.go"
+#line 1320 "kernels_types.go"
   sortScatter<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6179,17 +6622,17 @@ extern "C" __global__ void sort_pairs_u32_i64_checked(const uint32_t* keysIn_p, 
   sortPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1296 "kernels_types.go"
+#line 1326 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32U64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1298 "kernels_types.go"
+#line 1328 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1299 "kernels_types.go"
+#line 1329 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1300 "kernels_types.go"
+#line 1330 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6200,17 +6643,17 @@ extern "C" __global__ void sort_pairs_u32_u64_checked(const uint32_t* keysIn_p, 
   sortPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1306 "kernels_types.go"
+#line 1336 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32F32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1308 "kernels_types.go"
+#line 1338 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1309 "kernels_types.go"
+#line 1339 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1310 "kernels_types.go"
+#line 1340 "kernels_types.go"
   sortScatter<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6221,17 +6664,17 @@ extern "C" __global__ void sort_pairs_u32_f32_checked(const uint32_t* keysIn_p, 
   sortPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1316 "kernels_types.go"
+#line 1346 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32F64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1318 "kernels_types.go"
+#line 1348 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1319 "kernels_types.go"
+#line 1349 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1320 "kernels_types.go"
+#line 1350 "kernels_types.go"
   sortScatter<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6242,17 +6685,17 @@ extern "C" __global__ void sort_pairs_u32_f64_checked(const uint32_t* keysIn_p, 
   sortPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1326 "kernels_types.go"
+#line 1356 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64I32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1328 "kernels_types.go"
+#line 1358 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1329 "kernels_types.go"
+#line 1359 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1330 "kernels_types.go"
+#line 1360 "kernels_types.go"
   sortScatter<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6263,17 +6706,17 @@ extern "C" __global__ void sort_pairs_i64_i32_checked(const int64_t* keysIn_p, l
   sortPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1336 "kernels_types.go"
+#line 1366 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64U32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1338 "kernels_types.go"
+#line 1368 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1339 "kernels_types.go"
+#line 1369 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1340 "kernels_types.go"
+#line 1370 "kernels_types.go"
   sortScatter<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6284,17 +6727,17 @@ extern "C" __global__ void sort_pairs_i64_u32_checked(const int64_t* keysIn_p, l
   sortPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1346 "kernels_types.go"
+#line 1376 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64I64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1348 "kernels_types.go"
+#line 1378 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1349 "kernels_types.go"
+#line 1379 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1350 "kernels_types.go"
+#line 1380 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6305,17 +6748,17 @@ extern "C" __global__ void sort_pairs_i64_i64_checked(const int64_t* keysIn_p, l
   sortPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1356 "kernels_types.go"
+#line 1386 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64U64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1358 "kernels_types.go"
+#line 1388 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1359 "kernels_types.go"
+#line 1389 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1360 "kernels_types.go"
+#line 1390 "kernels_types.go"
   sortScatter<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6326,17 +6769,17 @@ extern "C" __global__ void sort_pairs_i64_u64_checked(const int64_t* keysIn_p, l
   sortPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1366 "kernels_types.go"
+#line 1396 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64F32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1368 "kernels_types.go"
+#line 1398 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1369 "kernels_types.go"
+#line 1399 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1370 "kernels_types.go"
+#line 1400 "kernels_types.go"
   sortScatter<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6347,17 +6790,17 @@ extern "C" __global__ void sort_pairs_i64_f32_checked(const int64_t* keysIn_p, l
   sortPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1376 "kernels_types.go"
+#line 1406 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64F64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1378 "kernels_types.go"
+#line 1408 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1379 "kernels_types.go"
+#line 1409 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1380 "kernels_types.go"
+#line 1410 "kernels_types.go"
   sortScatter<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6368,17 +6811,17 @@ extern "C" __global__ void sort_pairs_i64_f64_checked(const int64_t* keysIn_p, l
   sortPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1386 "kernels_types.go"
+#line 1416 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64I32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1388 "kernels_types.go"
+#line 1418 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1389 "kernels_types.go"
+#line 1419 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1390 "kernels_types.go"
+#line 1420 "kernels_types.go"
   sortScatter<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6389,17 +6832,17 @@ extern "C" __global__ void sort_pairs_u64_i32_checked(const uint64_t* keysIn_p, 
   sortPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1396 "kernels_types.go"
+#line 1426 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64U32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1398 "kernels_types.go"
+#line 1428 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1399 "kernels_types.go"
+#line 1429 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1400 "kernels_types.go"
+#line 1430 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6410,17 +6853,17 @@ extern "C" __global__ void sort_pairs_u64_u32_checked(const uint64_t* keysIn_p, 
   sortPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1406 "kernels_types.go"
+#line 1436 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64I64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1408 "kernels_types.go"
+#line 1438 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1409 "kernels_types.go"
+#line 1439 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1410 "kernels_types.go"
+#line 1440 "kernels_types.go"
   sortScatter<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6431,17 +6874,17 @@ extern "C" __global__ void sort_pairs_u64_i64_checked(const uint64_t* keysIn_p, 
   sortPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1416 "kernels_types.go"
+#line 1446 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64U64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1418 "kernels_types.go"
+#line 1448 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1419 "kernels_types.go"
+#line 1449 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1420 "kernels_types.go"
+#line 1450 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6452,17 +6895,17 @@ extern "C" __global__ void sort_pairs_u64_u64_checked(const uint64_t* keysIn_p, 
   sortPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1426 "kernels_types.go"
+#line 1456 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64F32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1428 "kernels_types.go"
+#line 1458 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1429 "kernels_types.go"
+#line 1459 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1430 "kernels_types.go"
+#line 1460 "kernels_types.go"
   sortScatter<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6473,17 +6916,17 @@ extern "C" __global__ void sort_pairs_u64_f32_checked(const uint64_t* keysIn_p, 
   sortPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1436 "kernels_types.go"
+#line 1466 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64F64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1438 "kernels_types.go"
+#line 1468 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1439 "kernels_types.go"
+#line 1469 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1440 "kernels_types.go"
+#line 1470 "kernels_types.go"
   sortScatter<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6494,17 +6937,17 @@ extern "C" __global__ void sort_pairs_u64_f64_checked(const uint64_t* keysIn_p, 
   sortPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1446 "kernels_types.go"
+#line 1476 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32I32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1448 "kernels_types.go"
+#line 1478 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1449 "kernels_types.go"
+#line 1479 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1450 "kernels_types.go"
+#line 1480 "kernels_types.go"
   sortScatter<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6515,17 +6958,17 @@ extern "C" __global__ void sort_pairs_f32_i32_checked(const float* keysIn_p, lon
   sortPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1456 "kernels_types.go"
+#line 1486 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32U32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1458 "kernels_types.go"
+#line 1488 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1459 "kernels_types.go"
+#line 1489 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1460 "kernels_types.go"
+#line 1490 "kernels_types.go"
   sortScatter<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6536,17 +6979,17 @@ extern "C" __global__ void sort_pairs_f32_u32_checked(const float* keysIn_p, lon
   sortPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1466 "kernels_types.go"
+#line 1496 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32I64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1468 "kernels_types.go"
+#line 1498 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1469 "kernels_types.go"
+#line 1499 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1470 "kernels_types.go"
+#line 1500 "kernels_types.go"
   sortScatter<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6557,17 +7000,17 @@ extern "C" __global__ void sort_pairs_f32_i64_checked(const float* keysIn_p, lon
   sortPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1476 "kernels_types.go"
+#line 1506 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32U64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1478 "kernels_types.go"
+#line 1508 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1479 "kernels_types.go"
+#line 1509 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1480 "kernels_types.go"
+#line 1510 "kernels_types.go"
   sortScatter<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6578,17 +7021,17 @@ extern "C" __global__ void sort_pairs_f32_u64_checked(const float* keysIn_p, lon
   sortPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1486 "kernels_types.go"
+#line 1516 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32F32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1488 "kernels_types.go"
+#line 1518 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1489 "kernels_types.go"
+#line 1519 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1490 "kernels_types.go"
+#line 1520 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6599,17 +7042,17 @@ extern "C" __global__ void sort_pairs_f32_f32_checked(const float* keysIn_p, lon
   sortPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1496 "kernels_types.go"
+#line 1526 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32F64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1498 "kernels_types.go"
+#line 1528 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1499 "kernels_types.go"
+#line 1529 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1500 "kernels_types.go"
+#line 1530 "kernels_types.go"
   sortScatter<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6620,17 +7063,17 @@ extern "C" __global__ void sort_pairs_f32_f64_checked(const float* keysIn_p, lon
   sortPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1506 "kernels_types.go"
+#line 1536 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64I32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1508 "kernels_types.go"
+#line 1538 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1509 "kernels_types.go"
+#line 1539 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1510 "kernels_types.go"
+#line 1540 "kernels_types.go"
   sortScatter<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6641,17 +7084,17 @@ extern "C" __global__ void sort_pairs_f64_i32_checked(const double* keysIn_p, lo
   sortPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1516 "kernels_types.go"
+#line 1546 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64U32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1518 "kernels_types.go"
+#line 1548 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1519 "kernels_types.go"
+#line 1549 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1520 "kernels_types.go"
+#line 1550 "kernels_types.go"
   sortScatter<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6662,17 +7105,17 @@ extern "C" __global__ void sort_pairs_f64_u32_checked(const double* keysIn_p, lo
   sortPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1526 "kernels_types.go"
+#line 1556 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64I64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1528 "kernels_types.go"
+#line 1558 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1529 "kernels_types.go"
+#line 1559 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1530 "kernels_types.go"
+#line 1560 "kernels_types.go"
   sortScatter<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6683,17 +7126,17 @@ extern "C" __global__ void sort_pairs_f64_i64_checked(const double* keysIn_p, lo
   sortPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1536 "kernels_types.go"
+#line 1566 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64U64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1538 "kernels_types.go"
+#line 1568 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1539 "kernels_types.go"
+#line 1569 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1540 "kernels_types.go"
+#line 1570 "kernels_types.go"
   sortScatter<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6704,17 +7147,17 @@ extern "C" __global__ void sort_pairs_f64_u64_checked(const double* keysIn_p, lo
   sortPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1546 "kernels_types.go"
+#line 1576 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64F32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1548 "kernels_types.go"
+#line 1578 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1549 "kernels_types.go"
+#line 1579 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1550 "kernels_types.go"
+#line 1580 "kernels_types.go"
   sortScatter<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6725,17 +7168,17 @@ extern "C" __global__ void sort_pairs_f64_f32_checked(const double* keysIn_p, lo
   sortPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1556 "kernels_types.go"
+#line 1586 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64F64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1558 "kernels_types.go"
+#line 1588 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1559 "kernels_types.go"
+#line 1589 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1560 "kernels_types.go"
+#line 1590 "kernels_types.go"
   sortScatter<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
