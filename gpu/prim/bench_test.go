@@ -247,6 +247,14 @@ func BenchmarkScanByKey(b *testing.B) {
 	})
 }
 
+// BenchmarkScanByKey3Pass is BenchmarkScanByKey as reduce-then-scan
+// (three launches after the heads), beside the look-back's one.
+func BenchmarkScanByKey3Pass(b *testing.B) {
+	defer func(old bool) { singlePass = old }(singlePass)
+	singlePass = false
+	BenchmarkScanByKey(b)
+}
+
 func benchSortKeys[K Key](b *testing.B) {
 	_, s := newStream(b)
 	benchEach(b, func(b *testing.B, n int) {

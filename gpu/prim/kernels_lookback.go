@@ -31,6 +31,11 @@ const (
 	tilePrefix                  // the inclusive prefix is published
 )
 
+// tileHead, beside a scan by key's aggregate status, says the tile holds
+// the head of a run: its total is the sum from the last head on, and the
+// tiles before it add nothing to the tiles after it.
+const tileHead uint64 = 4
+
 // lbTicket is the block's tile: the order in which blocks reached it
 // (a ticket from the counter after the tiles' states, zero at the
 // launch's start), which blockIdx does not promise; every work-item of
@@ -198,7 +203,7 @@ func lbPublish[T kernel.Shuffleable](agg, incl []T, states []uint64, b int, stat
 		kernel.AtomicStore(&states[b], status<<32|lbBits(v, kind), kernel.Relaxed, kernel.ScopeDevice)
 		return
 	}
-	if status == tilePrefix {
+	if status&3 == tilePrefix {
 		incl[b] = v
 	} else {
 		agg[b] = v
@@ -209,9 +214,10 @@ func lbPublish[T kernel.Shuffleable](agg, incl []T, states []uint64, b int, stat
 // lookBack is the total of the tiles before b (b > 0), walked by the
 // block's first warp, each of its lanes on one predecessor: the window of
 // the warp's width ending at tile b-1, once every one of them has
-// published; the aggregates from the nearest inclusive prefix on (that
-// prefix included) if the window holds one, else all of them and the
-// window before. Every lane returns the total.
+// published; the aggregates from the nearest inclusive prefix (or, by
+// key, aggregate with a head) on, that one included, if the window holds
+// one, else all of them and the window before. Every lane returns the
+// total.
 func lookBack[T kernel.Shuffleable](t kernel.Thread, agg, incl []T, states []uint64, b int, packed bool, kind int32) T {
 	ws, lane := t.WarpSize(), t.Lane()
 	var excl T
@@ -236,15 +242,16 @@ func lookBack[T kernel.Shuffleable](t kernel.Thread, agg, incl []T, states []uin
 		if packed {
 			v = lbValue[T](w, kind)
 		} else if p >= 0 {
-			if status == tilePrefix {
+			if status&3 == tilePrefix {
 				v = incl[p]
 			} else {
 				v = agg[p]
 			}
 		}
-		pm := kernel.BallotSync(t, kernel.FullMask, status == tilePrefix)
+		// A prefix, or a scan by key's aggregate with a head, ends the walk.
+		pm := kernel.BallotSync(t, kernel.FullMask, status == tilePrefix || status&tileHead != 0)
 		if (pm>>lane)>>1 != 0 {
-			v = 0 // before the nearest prefix
+			v = 0 // before the nearest end
 		}
 		// The window's total in tile order (lane 0 the oldest), kept for
 		// operations that do not commute.
@@ -261,4 +268,85 @@ func lookBack[T kernel.Shuffleable](t kernel.Thread, agg, incl []T, states []uin
 		last -= ws
 	}
 	return excl
+}
+
+// lbLoadHeads moves the block's tile of a scan by key's head flags (from
+// lo) into shf, zero past the end; lbLoadVec4 or 2 has loaded the values
+// and synchronized after.
+func lbLoadHeads(t kernel.Thread, heads []uint8, shf *[2816]uint8, lo, tile int) {
+	n := len(heads)
+	bd, tid := t.BlockDim().X, t.ThreadIdx().X
+	for j := tid; j < tile; j += bd {
+		var h uint8
+		if lo+j < n {
+			h = heads[lo+j]
+		}
+		shf[j] = h
+	}
+}
+
+// segScanLookBack is scanLookBack for a scan by key: shf holds the
+// tile's head flags, a tile's aggregate is its sum from its last head on
+// (with tileHead where it has one), and each work-item's run restarts at
+// a head.
+func segScanLookBack[T kernel.Shuffleable](t kernel.Thread, agg, incl []T, states []uint64, exclusive bool, b, tile int, packed bool, kind int32, sh []T, shf *[2816]uint8, warpsF *[32]int32, warpsV, bcast *[32]T) {
+	bd, tid := t.BlockDim().X, t.ThreadIdx().X
+	items := tile / bd
+	var f int32
+	var v T
+	for j := 0; j < items; j++ {
+		x := sh[tid*items+j]
+		if shf[tid*items+j] != 0 {
+			f, v = 1, x
+		} else {
+			v += x
+		}
+	}
+	pf, pv, tf, tv := blockSegScan(t, f, v, warpsF, warpsV)
+	if tid < t.WarpSize() {
+		var excl T
+		if b == 0 {
+			if tid == 0 {
+				lbPublish(agg, incl, states, 0, tilePrefix, tv, packed, kind)
+			}
+		} else {
+			status := tileAggregate
+			if tf != 0 {
+				status |= tileHead
+			}
+			if tid == 0 {
+				lbPublish(agg, incl, states, b, status, tv, packed, kind)
+			}
+			excl = lookBack(t, agg, incl, states, b, packed, kind)
+			if tid == 0 {
+				inc := excl + tv
+				if tf != 0 {
+					inc = tv
+				}
+				lbPublish(agg, incl, states, b, tilePrefix, inc, packed, kind)
+			}
+		}
+		if tid == 0 {
+			bcast[0] = excl
+		}
+	}
+	t.SyncThreads()
+	run := pv
+	if pf == 0 {
+		run = bcast[0] + pv
+	}
+	for j := 0; j < items; j++ {
+		x := sh[tid*items+j]
+		if shf[tid*items+j] != 0 {
+			run = 0
+		}
+		if exclusive {
+			sh[tid*items+j] = run
+			run += x
+		} else {
+			run += x
+			sh[tid*items+j] = run
+		}
+	}
+	t.SyncThreads()
 }

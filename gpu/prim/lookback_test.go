@@ -277,3 +277,138 @@ func TestScanLookBackBoundaries(t *testing.T) {
 		})
 	})
 }
+
+// keyWalks are walks of a scan by key: an aggregate with a head ends the
+// walk as a prefix does, its total counted and nothing before it.
+var keyWalks = []lbWalk{
+	{"head ends the walk", 40, func(j int) (uint64, int) {
+		switch {
+		case j == 0:
+			return tilePrefix, 1 << 20
+		case j < 10:
+			return tileAggregate, 5
+		case j == 10:
+			return tileAggregate | tileHead, 3
+		}
+		return tileAggregate, 1
+	}, 3 + 29},
+	{"head two windows back", 40, func(j int) (uint64, int) {
+		switch {
+		case j < 3:
+			return tilePrefix, 1 << 20
+		case j == 3:
+			return tileAggregate | tileHead, 2
+		}
+		return tileAggregate, 1
+	}, 2 + 36},
+	{"prefix behind aggregates", 40, func(j int) (uint64, int) {
+		if j == 0 {
+			return tilePrefix, 1000
+		}
+		return tileAggregate, j
+	}, 1000 + 39*40/2},
+}
+
+// testKeyLookBackWalk launches the one block of each walk of a scan by
+// key, with a head in the block's tile (at element 50) or none, and
+// checks the tile's scan and the inclusive prefix it publishes.
+func testKeyLookBackWalk[T Number](t *testing.T) {
+	dev, s := newStream(t)
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	packed := size == 4
+	const block, tile, at = 32, 96, 50
+	for _, w := range keyWalks {
+		for _, head := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/head=%v", w.name, head), func(t *testing.T) {
+				tiles := w.b + 2
+				h := make([]T, tiles*tile)
+				for i := range h {
+					h[i] = T(i%5) + 1
+				}
+				hd := make([]uint8, len(h))
+				if head {
+					hd[w.b*tile+at] = 1
+				}
+				st := make([]uint64, tiles+1)
+				agg, incl := make([]T, tiles), make([]T, tiles)
+				for j := range w.b {
+					status, x := w.state(j)
+					v := T(x)
+					st[j] = status << 32
+					if packed {
+						st[j] |= lbBits(v, kindOf[T]())
+					} else if status == tilePrefix {
+						incl[j] = v
+					} else {
+						agg[j] = v
+					}
+				}
+				st[tiles] = uint64(w.b)
+				in, out := upload(t, dev, h), upload(t, dev, make([]T, len(h)))
+				states, ab, ib := upload(t, dev, st), upload(t, dev, agg), upload(t, dev, incl)
+				require.NoError(t, numFor[T]().segScanLB(s, gpu.D1(1), gpu.D1(block), tile*size, in, upload(t, dev, hd), out, ab, ib, states, true, true, tile))
+				got := download(t, s, out)
+				run := T(w.want)
+				for i := w.b * tile; i < (w.b+1)*tile; i++ {
+					if hd[i] != 0 {
+						run = 0
+					}
+					if !assert.Equal(t, run, got[i], "exclusive, element %d", i) {
+						break
+					}
+					run += h[i]
+				}
+				sw := download(t, s, states)
+				assert.Equal(t, tilePrefix, sw[w.b]>>32, "tile %d published its prefix", w.b)
+				if packed {
+					assert.Equal(t, run, lbValue[T](sw[w.b], kindOf[T]()))
+				} else {
+					assert.Equal(t, run, download(t, s, ib)[w.b])
+				}
+			})
+		}
+	}
+}
+
+func TestKeyLookBackWalk(t *testing.T) {
+	t.Run("int32", testKeyLookBackWalk[int32])
+	t.Run("float32", testKeyLookBackWalk[float32])
+	t.Run("int64", testKeyLookBackWalk[int64])
+	t.Run("float64", testKeyLookBackWalk[float64])
+}
+
+// TestScanByKeyLookBack: scans by key past the one-launch limit on the
+// GPU's shapes, runs of every length around the tile's (2816) included,
+// keys of one byte and of eight, values of 4 and 8 bytes.
+func TestScanByKeyLookBack(t *testing.T) {
+	require.True(t, singlePass, "the GPU's scans by key take the look-back")
+	withGPUShape(t, func() {
+		sz := underRace([]int{11265, 2816 * 5, 2816*5 + 1, 2816*9 - 1, 30011}, []int{11265, 2816*5 + 1})
+		t.Run("uint8/int32", func(t *testing.T) { testScanByKey[uint8, int32](t, sz) })
+		t.Run("int32/float32", func(t *testing.T) { testScanByKey[int32, float32](t, sz) })
+		t.Run("uint64/int64", func(t *testing.T) { testScanByKey[uint64, int64](t, sz) })
+		t.Run("float32/float64", func(t *testing.T) { testScanByKey[float32, float64](t, sz) })
+		// Runs longer than a tile: the carry crosses tiles.
+		dev, s := newStream(t)
+		for _, run := range []int{2815, 2816, 2817, 9000} {
+			n := 30011
+			keys := make([]uint8, n)
+			vals := make([]int32, n)
+			want := make([]int32, n)
+			var sum int32
+			for i := range keys {
+				keys[i] = uint8(i / run)
+				vals[i] = int32(i%3) - 1
+				if i%run == 0 {
+					sum = 0
+				}
+				sum += vals[i]
+				want[i] = sum
+			}
+			out := upload(t, dev, make([]int32, n))
+			require.NoError(t, InclusiveSumByKey(s, upload(t, dev, keys), upload(t, dev, vals), out))
+			assert.Equal(t, want, download(t, s, out), "runs of %d", run)
+		}
+	})
+}

@@ -115,39 +115,77 @@ func lbTile(size int) int {
 	return lbBlock * lbItems4
 }
 
-// scanSinglePass queues the look-back scan: the tiles' states with the
-// ticket counter after them, zeroed on the stream first, and for 8-byte
-// types the tiles' aggregates and inclusive prefixes (4-byte ones travel
-// in the states).
+// scanSinglePass queues the look-back scan over tiles of lbTile.
 func scanSinglePass[T Number](s *stream.Stream, l *numLaunchers[T], in, out buffer.Array[T], exclusive bool) (err error) {
 	var zero T
 	size := int(unsafe.Sizeof(zero))
 	tile := lbTile(size)
 	tiles := ceilDiv(in.Len(), tile)
-	states, err := scratch[uint64](s, tiles+1)
+	lt, err := newLBTemps[T](s, tiles)
+	defer lt.release(s, &err)
 	if err != nil {
 		return err
 	}
-	defer free(s, states, &err)
-	if err = s.Memset(states, 0); err != nil {
+	agg, incl := lt.values(out)
+	vec := aligned16(in) && aligned16(out)
+	return l.scanLB(s, gpu.D1(uint32(tiles)), gpu.D1(uint32(lbBlock)), tile*size, in, out, agg, incl, lt.states, exclusive, vec, tile)
+}
+
+// lbTemps is the look-back's temporaries for a launch over tiles of T:
+// the tiles' states with the ticket counter after them, and for 8-byte
+// types the tiles' aggregates and inclusive prefixes (4-byte ones travel
+// in the states).
+type lbTemps[T Number] struct {
+	states    *buffer.Buffer[uint64]
+	agg, incl *buffer.Buffer[T]
+}
+
+// newLBTemps takes the temporaries for tiles tiles from s's pool and
+// zeroes the states on s; release gives back what it took, error or not.
+func newLBTemps[T Number](s *stream.Stream, tiles int) (lt lbTemps[T], err error) {
+	var zero T
+	if lt.states, err = scratch[uint64](s, tiles+1); err != nil {
+		return lt, err
+	}
+	if err = s.Memset(lt.states, 0); err != nil {
+		return lt, err
+	}
+	if unsafe.Sizeof(zero) != 8 {
+		return lt, nil
+	}
+	if lt.agg, err = scratch[T](s, tiles); err != nil {
+		return lt, err
+	}
+	lt.incl, err = scratch[T](s, tiles)
+	return lt, err
+}
+
+func (lt lbTemps[T]) release(s *stream.Stream, err *error) {
+	free(s, lt.incl, err)
+	free(s, lt.agg, err)
+	free(s, lt.states, err)
+}
+
+// values is the aggregates' and prefixes' arrays a launch takes: for
+// 4-byte types out, which the kernels then leave alone.
+func (lt lbTemps[T]) values(out buffer.Array[T]) (agg, incl buffer.Array[T]) {
+	if lt.agg == nil {
+		return out, out
+	}
+	return lt.agg, lt.incl
+}
+
+// segScanSinglePass queues the look-back scan by key over plan p's tiles
+// (their head flags fill a tile of 2816 bytes of static shared memory).
+func segScanSinglePass[V Number](s *stream.Stream, l *numLaunchers[V], p scanPlan, in buffer.Array[V], heads *buffer.Buffer[uint8], out buffer.Array[V], exclusive bool) (err error) {
+	lt, err := newLBTemps[V](s, p.tiles)
+	defer lt.release(s, &err)
+	if err != nil {
 		return err
 	}
-	agg, incl := out, out // unused: the values travel in the states
-	if size == 8 {
-		a, err := scratch[T](s, tiles)
-		if err != nil {
-			return err
-		}
-		defer free(s, a, &err)
-		c, err := scratch[T](s, tiles)
-		if err != nil {
-			return err
-		}
-		defer free(s, c, &err)
-		agg, incl = a, c
-	}
+	agg, incl := lt.values(out)
 	vec := aligned16(in) && aligned16(out)
-	return l.scanLB(s, gpu.D1(uint32(tiles)), gpu.D1(uint32(lbBlock)), tile*size, in, out, agg, incl, states, exclusive, vec, tile)
+	return l.segScanLB(s, gpu.D1(uint32(p.tiles)), gpu.D1(uint32(p.block)), p.shared, in, heads, out, agg, incl, lt.states, exclusive, vec, p.tile)
 }
 
 // scanRun queues plan p over in: one launch without temporaries, else
@@ -194,9 +232,10 @@ func ExclusiveSumByKey[K Key, V Number](s *stream.Stream, keys buffer.Array[K], 
 }
 
 // scanByKey marks the runs' heads (one byte per element, from the pool),
-// then runs scan's plan with the segmented operation: the tiles' totals,
-// their inclusive scan (the spine), and the tiles' scans from the total
-// of the tiles before them.
+// then runs scan's plan with the segmented operation: on a GPU past four
+// tiles one launch with decoupled look-back (segScanSinglePass), else
+// the tiles' totals, their inclusive scan (the spine), and the tiles'
+// scans from the total of the tiles before them.
 func scanByKey[K Key, V Number](s *stream.Stream, keys buffer.Array[K], in, out buffer.Array[V], exclusive bool) (err error) {
 	const name = "prim scan by key"
 	if err := checkStream(name, s); err != nil {
@@ -233,6 +272,9 @@ func scanByKey[K Key, V Number](s *stream.Stream, keys buffer.Array[K], in, out 
 			return l.segScan(s, gpu.D1(1), gpu.D1(1), 0, in, heads, out, out, heads, out, segWhole, exclusive, n, 1)
 		}
 		return l.segScan(s, gpu.D1(1), gpu.D1(uint32(p.block)), p.shared, in, heads, out, out, heads, out, segWhole, exclusive, p.tile, p.tiles)
+	}
+	if !p.cpu && singlePass {
+		return segScanSinglePass(s, l, p, in, heads, out, exclusive)
 	}
 	sums, err := scratch[V](s, p.tmp)
 	if err != nil {

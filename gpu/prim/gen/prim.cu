@@ -923,6 +923,10 @@ template <bool Checked, class T> HG_DEV T lbValue(uint64_t w, int32_t kind, hg_f
 template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_slice<const T> incl, hg_slice<uint64_t> states, long long b, bool packed, int32_t kind, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
+template <bool Checked> HG_DEV void lbLoadHeads(hg_slice<const uint8_t> heads, hg_array<uint8_t, 2816>* shf, long long lo, long long tile, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_array<T, 32>* bcast, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV T unaryOf(T x, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_array<T, 4> unary4(hg_array<T, 4> v, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void unaryVec4(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
@@ -937,8 +941,6 @@ template <bool Checked, class T> HG_DEV bool chosen(hg_slice<const T> in, hg_sli
 template <bool Checked, class T> HG_DEV void selectCount(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, T a, long long tile, hg_array<int64_t, 32>* warps, hg_fault* hg_f);
 template <bool Checked> HG_DEV long long popc(uint64_t x, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, T a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_array<int64_t, 32>* warps, hg_array<int32_t, 32>* wc, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, hg_slice<const uint8_t> heads, hg_slice<T> out, hg_slice<T> sums, hg_slice<uint8_t> sumHeads, hg_slice<const T> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV T accumulateVec2(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argPick2(T v, int64_t vi, hg_array<T, 2> a, int64_t ai, bool isMax, hg_fault* hg_f);
@@ -1640,27 +1642,27 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
   }
 }
 
-#line 38 "kernels_lookback.go"
+#line 43 "kernels_lookback.go"
 template <bool Checked> HG_DEV long long lbTicket(hg_slice<uint64_t> states, hg_array<uint64_t, 2>* id, hg_fault* hg_f) {
   if ((long long)hg_tid_x() == 0LL) {
-    (*id)[0LL] = hg_atomic_add(&hg_ref<Checked>(states, hg_sub(states.n, 1LL), hg_f, 40, 6), 1ULL);
+    (*id)[0LL] = hg_atomic_add(&hg_ref<Checked>(states, hg_sub(states.n, 1LL), hg_f, 45, 6), 1ULL);
   }
   hg_sync_threads();
   return (long long)((*id)[0LL]);
 }
 
-#line 71 "kernels_lookback.go"
+#line 76 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void lbLoadVec4(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 74 "kernels_lookback.go"
+#line 79 "kernels_lookback.go"
   if (vec && (hg_add(lo, tile) <= n)) {
     long long base = lo / 4LL;
     for (long long c = tid; c < (tile / 4LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 4>(sh, c, hg_ldv<Checked, 4>(in, hg_add(base, c), hg_f, 77, 6), hg_f, 77, 6);
+      hg_stv<Checked, 4>(sh, c, hg_ldv<Checked, 4>(in, hg_add(base, c), hg_f, 82, 6), hg_f, 82, 6);
     }
   } else {
     {
@@ -1672,80 +1674,80 @@ template <bool Checked, class T> HG_DEV void lbLoadVec4(hg_slice<const T> in, hg
         #pragma unroll 4
         for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
           long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 81 "kernels_lookback.go"
+#line 86 "kernels_lookback.go"
           T x = {};
           if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 83, 6);
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 88, 6);
           }
-          hg_ref<Checked>(sh, j, hg_f, 85, 6) = x;
+          hg_ref<Checked>(sh, j, hg_f, 90, 6) = x;
         }
       } else {
         for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 81 "kernels_lookback.go"
+#line 86 "kernels_lookback.go"
           T x = {};
           if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 83, 6);
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 88, 6);
           }
-          hg_ref<Checked>(sh, j, hg_f, 85, 6) = x;
+          hg_ref<Checked>(sh, j, hg_f, 90, 6) = x;
         }
       }
     }
   }
-#line 88 "kernels_lookback.go"
+#line 93 "kernels_lookback.go"
   hg_sync_threads();
 }
 
-#line 47 "kernels_lookback.go"
+#line 52 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV uint64_t lbBits(T v, int32_t kind, hg_fault* hg_f) {
   {
     int32_t hg_tag2 = kind;
-#line 49 "kernels_lookback.go"
+#line 54 "kernels_lookback.go"
     if (hg_tag2 == 2) {
       return (uint64_t)(hg_f32_bits((float)(v)));
     } else if (hg_tag2 == 1) {
       return (uint64_t)((uint32_t)((int32_t)(v)));
     }
   }
-#line 54 "kernels_lookback.go"
+#line 59 "kernels_lookback.go"
   return (uint64_t)((uint32_t)(v));
 }
 
-#line 196 "kernels_lookback.go"
+#line 201 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void lbPublish(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, long long b, uint64_t status, T v, bool packed, int32_t kind, hg_fault* hg_f) {
   if (packed) {
-    hg_atomic_store<0, 1>(&hg_ref<Checked>(states, b, hg_f, 198, 6), (status << 32LL) | lbBits<Checked, T>(v, kind, hg_f));
+    hg_atomic_store<0, 1>(&hg_ref<Checked>(states, b, hg_f, 203, 6), (status << 32LL) | lbBits<Checked, T>(v, kind, hg_f));
     return;
   }
-  if (status == 2ULL) {
-    hg_ref<Checked>(incl, b, hg_f, 202, 6) = v;
+  if ((status & 3ULL) == 2ULL) {
+    hg_ref<Checked>(incl, b, hg_f, 207, 6) = v;
   } else {
-    hg_ref<Checked>(agg, b, hg_f, 204, 6) = v;
+    hg_ref<Checked>(agg, b, hg_f, 209, 6) = v;
   }
-  hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 206, 6), status << 32LL);
+  hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 211, 6), status << 32LL);
 }
 
-#line 58 "kernels_lookback.go"
+#line 63 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV T lbValue(uint64_t w, int32_t kind, hg_fault* hg_f) {
   {
     int32_t hg_tag2 = kind;
-#line 60 "kernels_lookback.go"
+#line 65 "kernels_lookback.go"
     if (hg_tag2 == 2) {
       return (T)(hg_f32_from((uint32_t)(w)));
     } else if (hg_tag2 == 1) {
       return (T)((int32_t)((uint32_t)(w)));
     }
   }
-#line 65 "kernels_lookback.go"
+#line 70 "kernels_lookback.go"
   return (T)((uint32_t)(w));
 }
 
-#line 215 "kernels_lookback.go"
+#line 221 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_slice<const T> incl, hg_slice<uint64_t> states, long long b, bool packed, int32_t kind, hg_fault* hg_f) {
   long long hg_t1 = hg_warp_size();
   long long hg_t2 = hg_lane();
   long long ws = hg_t1;
   long long lane = hg_t2;
-#line 217 "kernels_lookback.go"
+#line 223 "kernels_lookback.go"
   T excl = {};
   long long last = hg_sub(b, 1LL);
   for (;;) {
@@ -1754,9 +1756,9 @@ template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_sli
     for (;;) {
       if (p >= 0LL) {
         if (packed) {
-          w = hg_atomic_load<0, 1>(&hg_ref<Checked>(states, p, hg_f, 225, 6));
+          w = hg_atomic_load<0, 1>(&hg_ref<Checked>(states, p, hg_f, 231, 6));
         } else {
-          w = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, p, hg_f, 227, 6));
+          w = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, p, hg_f, 233, 6));
         }
       }
       if (hg_ballot_sync((unsigned long long)(18446744073709551615ULL), (w >> 32LL) == 0ULL) == 0ULL) {
@@ -1768,18 +1770,19 @@ template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_sli
     if (packed) {
       v = lbValue<Checked, T>(w, kind, hg_f);
     } else if (p >= 0LL) {
-      if (status == 2ULL) {
-        v = hg_ld<Checked>(incl, p, hg_f, 240, 6);
+      if ((status & 3ULL) == 2ULL) {
+        v = hg_ld<Checked>(incl, p, hg_f, 246, 6);
       } else {
-        v = hg_ld<Checked>(agg, p, hg_f, 242, 6);
+        v = hg_ld<Checked>(agg, p, hg_f, 248, 6);
       }
     }
-    uint64_t pm = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), status == 2ULL);
-    if ((hg_shr<Checked>(pm, lane, hg_f, 246, 6) >> 1LL) != 0ULL) {
+#line 252 "kernels_lookback.go"
+    uint64_t pm = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), (status == 2ULL) || ((status & 4ULL) != 0ULL));
+    if ((hg_shr<Checked>(pm, lane, hg_f, 253, 6) >> 1LL) != 0ULL) {
       v = (T)0LL;
     }
-#line 251 "kernels_lookback.go"
-    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 251, 6)) {
+#line 258 "kernels_lookback.go"
+    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 258, 6)) {
       T y = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(d), (long long)(ws));
       if (hg_add(lane, d) < ws) {
         v = hg_add(v, y);
@@ -1794,22 +1797,22 @@ template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_sli
   return excl;
 }
 
-#line 153 "kernels_lookback.go"
+#line 158 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 155 "kernels_lookback.go"
-  long long items = hg_div<Checked>(tile, bd, hg_f, 155, 6);
+#line 160 "kernels_lookback.go"
+  long long items = hg_div<Checked>(tile, bd, hg_f, 160, 6);
   T sum = {};
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 158, 6));
+    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 163, 6));
   }
   auto hg_m4 = blockScan<Checked, T>(sum, warps, hg_f);
   T pre = hg_m4.r0;
   T total = hg_m4.r1;
-#line 161 "kernels_lookback.go"
+#line 166 "kernels_lookback.go"
   if (tid < hg_warp_size()) {
     T excl = {};
     if (b == 0LL) {
@@ -1832,30 +1835,30 @@ template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_sl
   hg_sync_threads();
   T run = hg_add((*bcast)[0LL], pre);
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 183, 6);
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 188, 6);
     if (exclusive) {
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 185, 6) = run;
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 190, 6) = run;
       run = hg_add(run, x);
     } else {
       run = hg_add(run, x);
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 189, 6) = run;
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 194, 6) = run;
     }
   }
   hg_sync_threads();
 }
 
-#line 92 "kernels_lookback.go"
+#line 97 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
   long long n = out.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 95 "kernels_lookback.go"
+#line 100 "kernels_lookback.go"
   if (vec && (hg_add(lo, tile) <= n)) {
     long long base = lo / 4LL;
     for (long long c = tid; c < (tile / 4LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 4>(out, hg_add(base, c), hg_ldv<Checked, 4>(sh, c, hg_f, 98, 6), hg_f, 98, 6);
+      hg_stv<Checked, 4>(out, hg_add(base, c), hg_ldv<Checked, 4>(sh, c, hg_f, 103, 6), hg_f, 103, 6);
     }
   } else {
     {
@@ -1867,21 +1870,222 @@ template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_sli
         #pragma unroll 4
         for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
           long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 102 "kernels_lookback.go"
+#line 107 "kernels_lookback.go"
           if (hg_add(lo, j) < n) {
-            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 103, 6) = hg_ld<Checked>(sh, j, hg_f, 103, 6);
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 108, 6) = hg_ld<Checked>(sh, j, hg_f, 108, 6);
           }
         }
       } else {
         for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 102 "kernels_lookback.go"
+#line 107 "kernels_lookback.go"
           if (hg_add(lo, j) < n) {
-            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 103, 6) = hg_ld<Checked>(sh, j, hg_f, 103, 6);
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 108, 6) = hg_ld<Checked>(sh, j, hg_f, 108, 6);
           }
         }
       }
     }
   }
+}
+
+#line 276 "kernels_lookback.go"
+template <bool Checked> HG_DEV void lbLoadHeads(hg_slice<const uint8_t> heads, hg_array<uint8_t, 2816>* shf, long long lo, long long tile, hg_fault* hg_f) {
+  long long n = heads.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 279 "kernels_lookback.go"
+  {
+    long long hg_i5 = tid;
+    long long hg_b3 = tile;
+    long long hg_st4 = bd;
+    if (hg_st4 > 0LL && hg_b3 <= 0x7fffffffffffffffLL - hg_st4 + 1LL) {
+      unsigned long long hg_n6 = hg_i5 < hg_b3 ? ((unsigned long long)hg_b3 - (unsigned long long)hg_i5 - 1ULL) / (unsigned long long)hg_st4 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
+        long long j = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
+#line 280 "kernels_lookback.go"
+        uint8_t h = {};
+        if (hg_add(lo, j) < n) {
+          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 282, 6);
+        }
+        hg_ref<Checked>((*shf), j, hg_f, 284, 6) = h;
+      }
+    } else {
+      for (long long j = hg_i5; j < hg_b3; j = hg_add(j, hg_st4)) {
+#line 280 "kernels_lookback.go"
+        uint8_t h = {};
+        if (hg_add(lo, j) < n) {
+          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 282, 6);
+        }
+        hg_ref<Checked>((*shf), j, hg_f, 284, 6) = h;
+      }
+    }
+  }
+}
+
+#line 82 "kernels_segment.go"
+template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f) {
+  long long hg_t1 = hg_lane();
+  long long hg_t2 = hg_warp_size();
+  long long lane = hg_t1;
+  long long ws = hg_t2;
+#line 84 "kernels_segment.go"
+  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 84, 9)) {
+    int32_t yf = hg_shfl_up(f, (long long)(d));
+    T yv = hg_shfl_up(v, (long long)(d));
+    if (lane >= d) {
+      if (f == 0) {
+        v = hg_add(yv, v);
+      }
+      f |= yf;
+    }
+  }
+  return hg_tuple2<int32_t, T>{f, v};
+}
+
+#line 99 "kernels_segment.go"
+template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
+  long long hg_t1 = hg_warp_size();
+  long long hg_t2 = hg_lane();
+  long long ws = hg_t1;
+  long long lane = hg_t2;
+#line 101 "kernels_segment.go"
+  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 101, 9);
+  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 101, 9);
+  long long w = hg_t3;
+  long long nw = hg_t4;
+#line 102 "kernels_segment.go"
+  auto hg_m5 = segScanWarp<Checked, T>(f, v, hg_f);
+  int32_t xf = hg_m5.r0;
+  T xv = hg_m5.r1;
+#line 103 "kernels_segment.go"
+  int32_t hg_t6 = hg_shfl_up(xf, (long long)(1LL));
+  T hg_t7 = hg_shfl_up(xv, (long long)(1LL));
+  int32_t ef = hg_t6;
+  T ev = hg_t7;
+#line 104 "kernels_segment.go"
+  if (lane == 0LL) {
+    int32_t hg_t8 = 0;
+    T hg_t9 = (T)0LL;
+    ef = hg_t8;
+    ev = hg_t9;
+  }
+#line 107 "kernels_segment.go"
+  if (lane == hg_sub(ws, 1LL)) {
+    int32_t hg_t10 = xf;
+    T hg_t11 = xv;
+    hg_ref<Checked>((*warpsF), w, hg_f, 108, 9) = hg_t10;
+    hg_ref<Checked>((*warpsV), w, hg_f, 108, 9) = hg_t11;
+  }
+#line 110 "kernels_segment.go"
+  hg_sync_threads();
+  if (w == 0LL) {
+    int32_t sf = {};
+    T sv = {};
+    if (lane < nw) {
+      int32_t hg_t12 = hg_ld<Checked>((*warpsF), lane, hg_f, 115, 9);
+      T hg_t13 = hg_ld<Checked>((*warpsV), lane, hg_f, 115, 9);
+      sf = hg_t12;
+      sv = hg_t13;
+    }
+#line 117 "kernels_segment.go"
+    auto hg_m14 = segScanWarp<Checked, T>(sf, sv, hg_f);
+    sf = hg_m14.r0;
+    sv = hg_m14.r1;
+#line 118 "kernels_segment.go"
+    if (lane < nw) {
+      int32_t hg_t15 = sf;
+      T hg_t16 = sv;
+      hg_ref<Checked>((*warpsF), lane, hg_f, 119, 9) = hg_t15;
+      hg_ref<Checked>((*warpsV), lane, hg_f, 119, 9) = hg_t16;
+    }
+  }
+#line 122 "kernels_segment.go"
+  hg_sync_threads();
+  if (w > 0LL) {
+    if (ef == 0) {
+      ev = hg_add(hg_ld<Checked>((*warpsV), hg_sub(w, 1LL), hg_f, 125, 9), ev);
+    }
+    ef |= hg_ld<Checked>((*warpsF), hg_sub(w, 1LL), hg_f, 127, 9);
+  }
+  return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 9), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 9)};
+}
+
+#line 292 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_array<T, 32>* bcast, hg_fault* hg_f) {
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 294 "kernels_lookback.go"
+  long long items = hg_div<Checked>(tile, bd, hg_f, 294, 6);
+  int32_t f = {};
+  T v = {};
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 298, 6);
+    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 299, 6) != (uint8_t)0) {
+      int32_t hg_t4 = 1;
+      T hg_t5 = x;
+      f = hg_t4;
+      v = hg_t5;
+    } else {
+#line 302 "kernels_lookback.go"
+      v = hg_add(v, x);
+    }
+  }
+  auto hg_m6 = blockSegScan<Checked, T>(f, v, warpsF, warpsV, hg_f);
+  int32_t pf = hg_m6.r0;
+  T pv = hg_m6.r1;
+  int32_t tf = hg_m6.r2;
+  T tv = hg_m6.r3;
+#line 306 "kernels_lookback.go"
+  if (tid < hg_warp_size()) {
+    T excl = {};
+    if (b == 0LL) {
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, 0LL, 2ULL, tv, packed, kind, hg_f);
+      }
+    } else {
+      uint64_t status = 1ULL;
+      if (tf != 0) {
+        status |= 4ULL;
+      }
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, b, status, tv, packed, kind, hg_f);
+      }
+      excl = lookBack<Checked, T>(hg_const(agg), hg_const(incl), states, b, packed, kind, hg_f);
+      if (tid == 0LL) {
+        T inc = hg_add(excl, tv);
+        if (tf != 0) {
+          inc = tv;
+        }
+        lbPublish<Checked, T>(agg, incl, states, b, 2ULL, inc, packed, kind, hg_f);
+      }
+    }
+    if (tid == 0LL) {
+      (*bcast)[0LL] = excl;
+    }
+  }
+  hg_sync_threads();
+  T run = pv;
+  if (pf == 0) {
+    run = hg_add((*bcast)[0LL], pv);
+  }
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 339, 6);
+    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 340, 6) != (uint8_t)0) {
+      run = (T)0LL;
+    }
+    if (exclusive) {
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 344, 6) = run;
+      run = hg_add(run, x);
+    } else {
+      run = hg_add(run, x);
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 348, 6) = run;
+    }
+  }
+  hg_sync_threads();
 }
 
 #line 338 "kernels_reduce.go"
@@ -2400,94 +2604,6 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
   }
 }
 
-#line 82 "kernels_segment.go"
-template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f) {
-  long long hg_t1 = hg_lane();
-  long long hg_t2 = hg_warp_size();
-  long long lane = hg_t1;
-  long long ws = hg_t2;
-#line 84 "kernels_segment.go"
-  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 84, 9)) {
-    int32_t yf = hg_shfl_up(f, (long long)(d));
-    T yv = hg_shfl_up(v, (long long)(d));
-    if (lane >= d) {
-      if (f == 0) {
-        v = hg_add(yv, v);
-      }
-      f |= yf;
-    }
-  }
-  return hg_tuple2<int32_t, T>{f, v};
-}
-
-#line 99 "kernels_segment.go"
-template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
-  long long hg_t1 = hg_warp_size();
-  long long hg_t2 = hg_lane();
-  long long ws = hg_t1;
-  long long lane = hg_t2;
-#line 101 "kernels_segment.go"
-  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 101, 9);
-  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 101, 9);
-  long long w = hg_t3;
-  long long nw = hg_t4;
-#line 102 "kernels_segment.go"
-  auto hg_m5 = segScanWarp<Checked, T>(f, v, hg_f);
-  int32_t xf = hg_m5.r0;
-  T xv = hg_m5.r1;
-#line 103 "kernels_segment.go"
-  int32_t hg_t6 = hg_shfl_up(xf, (long long)(1LL));
-  T hg_t7 = hg_shfl_up(xv, (long long)(1LL));
-  int32_t ef = hg_t6;
-  T ev = hg_t7;
-#line 104 "kernels_segment.go"
-  if (lane == 0LL) {
-    int32_t hg_t8 = 0;
-    T hg_t9 = (T)0LL;
-    ef = hg_t8;
-    ev = hg_t9;
-  }
-#line 107 "kernels_segment.go"
-  if (lane == hg_sub(ws, 1LL)) {
-    int32_t hg_t10 = xf;
-    T hg_t11 = xv;
-    hg_ref<Checked>((*warpsF), w, hg_f, 108, 9) = hg_t10;
-    hg_ref<Checked>((*warpsV), w, hg_f, 108, 9) = hg_t11;
-  }
-#line 110 "kernels_segment.go"
-  hg_sync_threads();
-  if (w == 0LL) {
-    int32_t sf = {};
-    T sv = {};
-    if (lane < nw) {
-      int32_t hg_t12 = hg_ld<Checked>((*warpsF), lane, hg_f, 115, 9);
-      T hg_t13 = hg_ld<Checked>((*warpsV), lane, hg_f, 115, 9);
-      sf = hg_t12;
-      sv = hg_t13;
-    }
-#line 117 "kernels_segment.go"
-    auto hg_m14 = segScanWarp<Checked, T>(sf, sv, hg_f);
-    sf = hg_m14.r0;
-    sv = hg_m14.r1;
-#line 118 "kernels_segment.go"
-    if (lane < nw) {
-      int32_t hg_t15 = sf;
-      T hg_t16 = sv;
-      hg_ref<Checked>((*warpsF), lane, hg_f, 119, 9) = hg_t15;
-      hg_ref<Checked>((*warpsV), lane, hg_f, 119, 9) = hg_t16;
-    }
-  }
-#line 122 "kernels_segment.go"
-  hg_sync_threads();
-  if (w > 0LL) {
-    if (ef == 0) {
-      ev = hg_add(hg_ld<Checked>((*warpsV), hg_sub(w, 1LL), hg_f, 125, 9), ev);
-    }
-    ef |= hg_ld<Checked>((*warpsF), hg_sub(w, 1LL), hg_f, 127, 9);
-  }
-  return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 9), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 9)};
-}
-
 #line 142 "kernels_segment.go"
 template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, hg_slice<const uint8_t> heads, hg_slice<T> out, hg_slice<T> sums, hg_slice<uint8_t> sumHeads, hg_slice<const T> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
   long long n = in.n;
@@ -2755,18 +2871,18 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec2(
   return hg_tuple2<T, int64_t>{v, vi};
 }
 
-#line 110 "kernels_lookback.go"
+#line 115 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void lbLoadVec2(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 113 "kernels_lookback.go"
+#line 118 "kernels_lookback.go"
   if (vec && (hg_add(lo, tile) <= n)) {
     long long base = lo / 2LL;
     for (long long c = tid; c < (tile / 2LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 2>(sh, c, hg_ldv<Checked, 2>(in, hg_add(base, c), hg_f, 116, 6), hg_f, 116, 6);
+      hg_stv<Checked, 2>(sh, c, hg_ldv<Checked, 2>(in, hg_add(base, c), hg_f, 121, 6), hg_f, 121, 6);
     }
   } else {
     {
@@ -2778,41 +2894,41 @@ template <bool Checked, class T> HG_DEV void lbLoadVec2(hg_slice<const T> in, hg
         #pragma unroll 4
         for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
           long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 120 "kernels_lookback.go"
+#line 125 "kernels_lookback.go"
           T x = {};
           if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 122, 6);
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 127, 6);
           }
-          hg_ref<Checked>(sh, j, hg_f, 124, 6) = x;
+          hg_ref<Checked>(sh, j, hg_f, 129, 6) = x;
         }
       } else {
         for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 120 "kernels_lookback.go"
+#line 125 "kernels_lookback.go"
           T x = {};
           if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 122, 6);
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 127, 6);
           }
-          hg_ref<Checked>(sh, j, hg_f, 124, 6) = x;
+          hg_ref<Checked>(sh, j, hg_f, 129, 6) = x;
         }
       }
     }
   }
-#line 127 "kernels_lookback.go"
+#line 132 "kernels_lookback.go"
   hg_sync_threads();
 }
 
-#line 131 "kernels_lookback.go"
+#line 136 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void lbStoreVec2(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
   long long n = out.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 134 "kernels_lookback.go"
+#line 139 "kernels_lookback.go"
   if (vec && (hg_add(lo, tile) <= n)) {
     long long base = lo / 2LL;
     for (long long c = tid; c < (tile / 2LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 2>(out, hg_add(base, c), hg_ldv<Checked, 2>(sh, c, hg_f, 137, 6), hg_f, 137, 6);
+      hg_stv<Checked, 2>(out, hg_add(base, c), hg_ldv<Checked, 2>(sh, c, hg_f, 142, 6), hg_f, 142, 6);
     }
   } else {
     {
@@ -2824,16 +2940,16 @@ template <bool Checked, class T> HG_DEV void lbStoreVec2(hg_slice<T> out, hg_sli
         #pragma unroll 4
         for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
           long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 141 "kernels_lookback.go"
+#line 146 "kernels_lookback.go"
           if (hg_add(lo, j) < n) {
-            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 142, 6) = hg_ld<Checked>(sh, j, hg_f, 142, 6);
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 147, 6) = hg_ld<Checked>(sh, j, hg_f, 147, 6);
           }
         }
       } else {
         for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 141 "kernels_lookback.go"
+#line 146 "kernels_lookback.go"
           if (hg_add(lo, j) < n) {
-            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 142, 6) = hg_ld<Checked>(sh, j, hg_f, 142, 6);
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 147, 6) = hg_ld<Checked>(sh, j, hg_f, 147, 6);
           }
         }
       }
@@ -4332,6 +4448,39 @@ extern "C" __global__ void scan_lbi32_checked(const int32_t* in_p, long long in_
 }
 
 #line 68 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> heads, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 70 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 71 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsV;
+  hg_array<int32_t, 32>* warpsV = &hg_shared_warpsV;
+#line 72 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_bcast;
+  hg_array<int32_t, 32>* bcast = &hg_shared_bcast;
+#line 73 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 74 "kernels_types.go"
+  hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec4<Checked, int32_t>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, int32_t>(agg, incl, states, exclusive, b, tile, true, 1, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec4<Checked, int32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbi32(const int32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbi32_checked(const int32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  segScanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 86 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t op, int32_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, int32_t>(in, out, op, a, hg_f);
@@ -4347,7 +4496,7 @@ extern "C" __global__ void unary_i32_checked(const int32_t* in_p, int32_t* out_p
   unaryI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 79 "kernels_types.go"
+#line 97 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryI32(hg_slice<const int32_t> x, hg_slice<const int32_t> y, hg_slice<int32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, int32_t>(x, y, out, op, hg_f);
@@ -4363,11 +4512,11 @@ extern "C" __global__ void binary_i32_checked(const int32_t* x_p, const int32_t*
   binaryI32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 90 "kernels_types.go"
+#line 108 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceI32(hg_slice<const int32_t> in, hg_slice<const int64_t> offs, hg_slice<int32_t> out, int32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 92 "kernels_types.go"
+#line 110 "kernels_types.go"
   segReduce<Checked, int32_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4378,11 +4527,11 @@ extern "C" __global__ void seg_reduce_i32_checked(const int32_t* in_p, long long
   segReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 98 "kernels_types.go"
+#line 116 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int32_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 100 "kernels_types.go"
+#line 118 "kernels_types.go"
   selectCount<Checked, int32_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4393,14 +4542,14 @@ extern "C" __global__ void select_count_i32_checked(const int32_t* in_p, long lo
   selectCountI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 106 "kernels_types.go"
+#line 124 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 108 "kernels_types.go"
+#line 126 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 109 "kernels_types.go"
+#line 127 "kernels_types.go"
   selectScatter<Checked, int32_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4411,18 +4560,18 @@ extern "C" __global__ void select_scatter_i32_checked(const int32_t* in_p, long 
   selectScatterI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 115 "kernels_types.go"
+#line 133 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> heads, hg_slice<int32_t> out, hg_slice<int32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 118 "kernels_types.go"
+#line 136 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 119 "kernels_types.go"
+#line 137 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsV;
   hg_array<int32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 120 "kernels_types.go"
+#line 138 "kernels_types.go"
   segScanTiles<Checked, int32_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4433,11 +4582,11 @@ extern "C" __global__ void seg_scan_i32_checked(const int32_t* in_p, long long i
   segScanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 126 "kernels_types.go"
+#line 144 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 128 "kernels_types.go"
+#line 146 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, uint32_t>(accumulateVec4<Checked, uint32_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4452,19 +4601,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u32_checked(const uint
   reduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 138 "kernels_types.go"
+#line 156 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> inI, hg_slice<uint32_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
   hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 140 "kernels_types.go"
+#line 158 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 141 "kernels_types.go"
+#line 159 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec4<Checked, uint32_t>(in, isMax, hg_f);
     uint32_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 143 "kernels_types.go"
+#line 161 "kernels_types.go"
     argReduceOut<Checked, uint32_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, uint32_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4478,11 +4627,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u32_checked(const 
   argReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 152 "kernels_types.go"
+#line 170 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 154 "kernels_types.go"
+#line 172 "kernels_types.go"
   tileSum<Checked, uint32_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4493,11 +4642,11 @@ extern "C" __global__ void scan_up_u32_checked(const uint32_t* in_p, long long i
   scanUpU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 160 "kernels_types.go"
+#line 178 "kernels_types.go"
 template <bool Checked> HG_DEV void scanU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<const uint32_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 162 "kernels_types.go"
+#line 180 "kernels_types.go"
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   scanTiles<Checked, uint32_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4509,17 +4658,17 @@ extern "C" __global__ void scan_u32_checked(const uint32_t* in_p, long long in_n
   scanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 169 "kernels_types.go"
+#line 187 "kernels_types.go"
 template <bool Checked> HG_DEV void scanLBU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 171 "kernels_types.go"
+#line 189 "kernels_types.go"
   __shared__ hg_array<uint32_t, 32> hg_shared_bcast;
   hg_array<uint32_t, 32>* bcast = &hg_shared_bcast;
-#line 172 "kernels_types.go"
+#line 190 "kernels_types.go"
   __shared__ hg_array<uint64_t, 2> hg_shared_id;
   hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 173 "kernels_types.go"
+#line 191 "kernels_types.go"
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   long long b = lbTicket<Checked>(states, id, hg_f);
   long long lo = hg_mul(b, tile);
@@ -4535,7 +4684,40 @@ extern "C" __global__ void scan_lbu32_checked(const uint32_t* in_p, long long in
   scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 184 "kernels_types.go"
+#line 202 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> heads, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 204 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 205 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
+  hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
+#line 206 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_bcast;
+  hg_array<uint32_t, 32>* bcast = &hg_shared_bcast;
+#line 207 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 208 "kernels_types.go"
+  hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec4<Checked, uint32_t>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, uint32_t>(agg, incl, states, exclusive, b, tile, true, 0, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec4<Checked, uint32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbu32(const uint32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBU32<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbu32_checked(const uint32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  segScanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 220 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, int32_t op, uint32_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, uint32_t>(in, out, op, a, hg_f);
@@ -4551,7 +4733,7 @@ extern "C" __global__ void unary_u32_checked(const uint32_t* in_p, uint32_t* out
   unaryU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 195 "kernels_types.go"
+#line 231 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryU32(hg_slice<const uint32_t> x, hg_slice<const uint32_t> y, hg_slice<uint32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, uint32_t>(x, y, out, op, hg_f);
@@ -4567,11 +4749,11 @@ extern "C" __global__ void binary_u32_checked(const uint32_t* x_p, const uint32_
   binaryU32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 206 "kernels_types.go"
+#line 242 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> offs, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 208 "kernels_types.go"
+#line 244 "kernels_types.go"
   segReduce<Checked, uint32_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4582,11 +4764,11 @@ extern "C" __global__ void seg_reduce_u32_checked(const uint32_t* in_p, long lon
   segReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 214 "kernels_types.go"
+#line 250 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint32_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 216 "kernels_types.go"
+#line 252 "kernels_types.go"
   selectCount<Checked, uint32_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4597,14 +4779,14 @@ extern "C" __global__ void select_count_u32_checked(const uint32_t* in_p, long l
   selectCountU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 222 "kernels_types.go"
+#line 258 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<uint32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 224 "kernels_types.go"
+#line 260 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 225 "kernels_types.go"
+#line 261 "kernels_types.go"
   selectScatter<Checked, uint32_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4615,18 +4797,18 @@ extern "C" __global__ void select_scatter_u32_checked(const uint32_t* in_p, long
   selectScatterU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 231 "kernels_types.go"
+#line 267 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> heads, hg_slice<uint32_t> out, hg_slice<uint32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 234 "kernels_types.go"
+#line 270 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 235 "kernels_types.go"
+#line 271 "kernels_types.go"
   __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
   hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 236 "kernels_types.go"
+#line 272 "kernels_types.go"
   segScanTiles<Checked, uint32_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4637,11 +4819,11 @@ extern "C" __global__ void seg_scan_u32_checked(const uint32_t* in_p, long long 
   segScanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 242 "kernels_types.go"
+#line 278 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 244 "kernels_types.go"
+#line 280 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, int64_t>(accumulateVec2<Checked, int64_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4656,19 +4838,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_i64_checked(const int6
   reduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 254 "kernels_types.go"
+#line 290 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> inI, hg_slice<int64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
   hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 256 "kernels_types.go"
+#line 292 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 257 "kernels_types.go"
+#line 293 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, int64_t>(in, isMax, hg_f);
     int64_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 259 "kernels_types.go"
+#line 295 "kernels_types.go"
     argReduceOut<Checked, int64_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, int64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4682,11 +4864,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i64_checked(const 
   argReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 268 "kernels_types.go"
+#line 304 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpI64(hg_slice<const int64_t> in, hg_slice<int64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 270 "kernels_types.go"
+#line 306 "kernels_types.go"
   tileSum<Checked, int64_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4697,11 +4879,11 @@ extern "C" __global__ void scan_up_i64_checked(const int64_t* in_p, long long in
   scanUpI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 276 "kernels_types.go"
+#line 312 "kernels_types.go"
 template <bool Checked> HG_DEV void scanI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<const int64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 278 "kernels_types.go"
+#line 314 "kernels_types.go"
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   scanTiles<Checked, int64_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4713,17 +4895,17 @@ extern "C" __global__ void scan_i64_checked(const int64_t* in_p, long long in_n,
   scanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 285 "kernels_types.go"
+#line 321 "kernels_types.go"
 template <bool Checked> HG_DEV void scanLBI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 287 "kernels_types.go"
+#line 323 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_bcast;
   hg_array<int64_t, 32>* bcast = &hg_shared_bcast;
-#line 288 "kernels_types.go"
+#line 324 "kernels_types.go"
   __shared__ hg_array<uint64_t, 2> hg_shared_id;
   hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 289 "kernels_types.go"
+#line 325 "kernels_types.go"
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   long long b = lbTicket<Checked>(states, id, hg_f);
   long long lo = hg_mul(b, tile);
@@ -4739,7 +4921,40 @@ extern "C" __global__ void scan_lbi64_checked(const int64_t* in_p, long long in_
   scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 300 "kernels_types.go"
+#line 336 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> heads, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 338 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 339 "kernels_types.go"
+  __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
+  hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
+#line 340 "kernels_types.go"
+  __shared__ hg_array<int64_t, 32> hg_shared_bcast;
+  hg_array<int64_t, 32>* bcast = &hg_shared_bcast;
+#line 341 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 342 "kernels_types.go"
+  hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec2<Checked, int64_t>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, int64_t>(agg, incl, states, exclusive, b, tile, false, 1, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec2<Checked, int64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbi64(const int64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBI64<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbi64_checked(const int64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  segScanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 354 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int32_t op, int64_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, int64_t>(in, out, op, a, hg_f);
@@ -4755,7 +4970,7 @@ extern "C" __global__ void unary_i64_checked(const int64_t* in_p, int64_t* out_p
   unaryI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 311 "kernels_types.go"
+#line 365 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryI64(hg_slice<const int64_t> x, hg_slice<const int64_t> y, hg_slice<int64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, int64_t>(x, y, out, op, hg_f);
@@ -4771,11 +4986,11 @@ extern "C" __global__ void binary_i64_checked(const int64_t* x_p, const int64_t*
   binaryI64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 322 "kernels_types.go"
+#line 376 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> offs, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 324 "kernels_types.go"
+#line 378 "kernels_types.go"
   segReduce<Checked, int64_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4786,11 +5001,11 @@ extern "C" __global__ void seg_reduce_i64_checked(const int64_t* in_p, long long
   segReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 330 "kernels_types.go"
+#line 384 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int64_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 332 "kernels_types.go"
+#line 386 "kernels_types.go"
   selectCount<Checked, int64_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4801,14 +5016,14 @@ extern "C" __global__ void select_count_i64_checked(const int64_t* in_p, long lo
   selectCountI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 338 "kernels_types.go"
+#line 392 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 340 "kernels_types.go"
+#line 394 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 341 "kernels_types.go"
+#line 395 "kernels_types.go"
   selectScatter<Checked, int64_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4819,18 +5034,18 @@ extern "C" __global__ void select_scatter_i64_checked(const int64_t* in_p, long 
   selectScatterI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 347 "kernels_types.go"
+#line 401 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> heads, hg_slice<int64_t> out, hg_slice<int64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 350 "kernels_types.go"
+#line 404 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 351 "kernels_types.go"
+#line 405 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
   hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 352 "kernels_types.go"
+#line 406 "kernels_types.go"
   segScanTiles<Checked, int64_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4841,11 +5056,11 @@ extern "C" __global__ void seg_scan_i64_checked(const int64_t* in_p, long long i
   segScanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 358 "kernels_types.go"
+#line 412 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 360 "kernels_types.go"
+#line 414 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, uint64_t>(accumulateVec2<Checked, uint64_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4860,19 +5075,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u64_checked(const uint
   reduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 370 "kernels_types.go"
+#line 424 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> inI, hg_slice<uint64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
   hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 372 "kernels_types.go"
+#line 426 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 373 "kernels_types.go"
+#line 427 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, uint64_t>(in, isMax, hg_f);
     uint64_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 375 "kernels_types.go"
+#line 429 "kernels_types.go"
     argReduceOut<Checked, uint64_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, uint64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4886,11 +5101,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u64_checked(const 
   argReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 384 "kernels_types.go"
+#line 438 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 386 "kernels_types.go"
+#line 440 "kernels_types.go"
   tileSum<Checked, uint64_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4901,11 +5116,11 @@ extern "C" __global__ void scan_up_u64_checked(const uint64_t* in_p, long long i
   scanUpU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 392 "kernels_types.go"
+#line 446 "kernels_types.go"
 template <bool Checked> HG_DEV void scanU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<const uint64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 394 "kernels_types.go"
+#line 448 "kernels_types.go"
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   scanTiles<Checked, uint64_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4917,17 +5132,17 @@ extern "C" __global__ void scan_u64_checked(const uint64_t* in_p, long long in_n
   scanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 401 "kernels_types.go"
+#line 455 "kernels_types.go"
 template <bool Checked> HG_DEV void scanLBU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 403 "kernels_types.go"
+#line 457 "kernels_types.go"
   __shared__ hg_array<uint64_t, 32> hg_shared_bcast;
   hg_array<uint64_t, 32>* bcast = &hg_shared_bcast;
-#line 404 "kernels_types.go"
+#line 458 "kernels_types.go"
   __shared__ hg_array<uint64_t, 2> hg_shared_id;
   hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 405 "kernels_types.go"
+#line 459 "kernels_types.go"
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   long long b = lbTicket<Checked>(states, id, hg_f);
   long long lo = hg_mul(b, tile);
@@ -4943,7 +5158,40 @@ extern "C" __global__ void scan_lbu64_checked(const uint64_t* in_p, long long in
   scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 416 "kernels_types.go"
+#line 470 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> heads, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 472 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 473 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
+  hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
+#line 474 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 32> hg_shared_bcast;
+  hg_array<uint64_t, 32>* bcast = &hg_shared_bcast;
+#line 475 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 476 "kernels_types.go"
+  hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec2<Checked, uint64_t>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, uint64_t>(agg, incl, states, exclusive, b, tile, false, 0, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec2<Checked, uint64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbu64(const uint64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBU64<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbu64_checked(const uint64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  segScanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 488 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, int32_t op, uint64_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, uint64_t>(in, out, op, a, hg_f);
@@ -4959,7 +5207,7 @@ extern "C" __global__ void unary_u64_checked(const uint64_t* in_p, uint64_t* out
   unaryU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 427 "kernels_types.go"
+#line 499 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryU64(hg_slice<const uint64_t> x, hg_slice<const uint64_t> y, hg_slice<uint64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, uint64_t>(x, y, out, op, hg_f);
@@ -4975,11 +5223,11 @@ extern "C" __global__ void binary_u64_checked(const uint64_t* x_p, const uint64_
   binaryU64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 438 "kernels_types.go"
+#line 510 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> offs, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 440 "kernels_types.go"
+#line 512 "kernels_types.go"
   segReduce<Checked, uint64_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4990,11 +5238,11 @@ extern "C" __global__ void seg_reduce_u64_checked(const uint64_t* in_p, long lon
   segReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 446 "kernels_types.go"
+#line 518 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint64_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 448 "kernels_types.go"
+#line 520 "kernels_types.go"
   selectCount<Checked, uint64_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -5005,14 +5253,14 @@ extern "C" __global__ void select_count_u64_checked(const uint64_t* in_p, long l
   selectCountU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 454 "kernels_types.go"
+#line 526 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<uint64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 456 "kernels_types.go"
+#line 528 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 457 "kernels_types.go"
+#line 529 "kernels_types.go"
   selectScatter<Checked, uint64_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -5023,18 +5271,18 @@ extern "C" __global__ void select_scatter_u64_checked(const uint64_t* in_p, long
   selectScatterU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 463 "kernels_types.go"
+#line 535 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> heads, hg_slice<uint64_t> out, hg_slice<uint64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 466 "kernels_types.go"
+#line 538 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 467 "kernels_types.go"
+#line 539 "kernels_types.go"
   __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
   hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 468 "kernels_types.go"
+#line 540 "kernels_types.go"
   segScanTiles<Checked, uint64_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -5045,11 +5293,11 @@ extern "C" __global__ void seg_scan_u64_checked(const uint64_t* in_p, long long 
   segScanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 474 "kernels_types.go"
+#line 546 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceF32(hg_slice<const float> in, hg_slice<float> out, float id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 476 "kernels_types.go"
+#line 548 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, float>(accumulateVec4<Checked, float>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -5064,19 +5312,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f32_checked(const floa
   reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 486 "kernels_types.go"
+#line 558 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceF32(hg_slice<const float> in, hg_slice<const int64_t> inI, hg_slice<float> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warpsV;
   hg_array<float, 32>* warpsV = &hg_shared_warpsV;
-#line 488 "kernels_types.go"
+#line 560 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 489 "kernels_types.go"
+#line 561 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec4<Checked, float>(in, isMax, hg_f);
     float v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 491 "kernels_types.go"
+#line 563 "kernels_types.go"
     argReduceOut<Checked, float>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, float>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -5090,11 +5338,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f32_checked(const 
   argReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 500 "kernels_types.go"
+#line 572 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpF32(hg_slice<const float> in, hg_slice<float> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 502 "kernels_types.go"
+#line 574 "kernels_types.go"
   tileSum<Checked, float>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -5105,11 +5353,11 @@ extern "C" __global__ void scan_up_f32_checked(const float* in_p, long long in_n
   scanUpF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 508 "kernels_types.go"
+#line 580 "kernels_types.go"
 template <bool Checked> HG_DEV void scanF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<const float> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 510 "kernels_types.go"
+#line 582 "kernels_types.go"
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   scanTiles<Checked, float>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -5121,17 +5369,17 @@ extern "C" __global__ void scan_f32_checked(const float* in_p, long long in_n, f
   scanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 517 "kernels_types.go"
+#line 589 "kernels_types.go"
 template <bool Checked> HG_DEV void scanLBF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 519 "kernels_types.go"
+#line 591 "kernels_types.go"
   __shared__ hg_array<float, 32> hg_shared_bcast;
   hg_array<float, 32>* bcast = &hg_shared_bcast;
-#line 520 "kernels_types.go"
+#line 592 "kernels_types.go"
   __shared__ hg_array<uint64_t, 2> hg_shared_id;
   hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 521 "kernels_types.go"
+#line 593 "kernels_types.go"
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   long long b = lbTicket<Checked>(states, id, hg_f);
   long long lo = hg_mul(b, tile);
@@ -5147,7 +5395,40 @@ extern "C" __global__ void scan_lbf32_checked(const float* in_p, long long in_n,
   scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 532 "kernels_types.go"
+#line 604 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBF32(hg_slice<const float> in, hg_slice<const uint8_t> heads, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 606 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 607 "kernels_types.go"
+  __shared__ hg_array<float, 32> hg_shared_warpsV;
+  hg_array<float, 32>* warpsV = &hg_shared_warpsV;
+#line 608 "kernels_types.go"
+  __shared__ hg_array<float, 32> hg_shared_bcast;
+  hg_array<float, 32>* bcast = &hg_shared_bcast;
+#line 609 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 610 "kernels_types.go"
+  hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec4<Checked, float>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, float>(agg, incl, states, exclusive, b, tile, true, 2, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec4<Checked, float>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbf32(const float* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbf32_checked(const float* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  segScanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 622 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryF32(hg_slice<const float> in, hg_slice<float> out, int32_t op, float a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, float>(in, out, op, a, hg_f);
@@ -5163,7 +5444,7 @@ extern "C" __global__ void unary_f32_checked(const float* in_p, float* out_p, lo
   unaryF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 543 "kernels_types.go"
+#line 633 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryF32(hg_slice<const float> x, hg_slice<const float> y, hg_slice<float> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, float>(x, y, out, op, hg_f);
@@ -5179,11 +5460,11 @@ extern "C" __global__ void binary_f32_checked(const float* x_p, const float* y_p
   binaryF32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 554 "kernels_types.go"
+#line 644 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceF32(hg_slice<const float> in, hg_slice<const int64_t> offs, hg_slice<float> out, float id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 556 "kernels_types.go"
+#line 646 "kernels_types.go"
   segReduce<Checked, float>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -5194,11 +5475,11 @@ extern "C" __global__ void seg_reduce_f32_checked(const float* in_p, long long i
   segReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 562 "kernels_types.go"
+#line 652 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, float a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 564 "kernels_types.go"
+#line 654 "kernels_types.go"
   selectCount<Checked, float>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -5209,14 +5490,14 @@ extern "C" __global__ void select_count_f32_checked(const float* in_p, long long
   selectCountF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 570 "kernels_types.go"
+#line 660 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<float> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, float a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 572 "kernels_types.go"
+#line 662 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 573 "kernels_types.go"
+#line 663 "kernels_types.go"
   selectScatter<Checked, float>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -5227,18 +5508,18 @@ extern "C" __global__ void select_scatter_f32_checked(const float* in_p, long lo
   selectScatterF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 579 "kernels_types.go"
+#line 669 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanF32(hg_slice<const float> in, hg_slice<const uint8_t> heads, hg_slice<float> out, hg_slice<float> sums, hg_slice<uint8_t> sumHeads, hg_slice<const float> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 582 "kernels_types.go"
+#line 672 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 583 "kernels_types.go"
+#line 673 "kernels_types.go"
   __shared__ hg_array<float, 32> hg_shared_warpsV;
   hg_array<float, 32>* warpsV = &hg_shared_warpsV;
-#line 584 "kernels_types.go"
+#line 674 "kernels_types.go"
   segScanTiles<Checked, float>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -5249,11 +5530,11 @@ extern "C" __global__ void seg_scan_f32_checked(const float* in_p, long long in_
   segScanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 590 "kernels_types.go"
+#line 680 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceF64(hg_slice<const double> in, hg_slice<double> out, double id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 592 "kernels_types.go"
+#line 682 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, double>(accumulateVec2<Checked, double>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -5268,19 +5549,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f64_checked(const doub
   reduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 602 "kernels_types.go"
+#line 692 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceF64(hg_slice<const double> in, hg_slice<const int64_t> inI, hg_slice<double> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warpsV;
   hg_array<double, 32>* warpsV = &hg_shared_warpsV;
-#line 604 "kernels_types.go"
+#line 694 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 605 "kernels_types.go"
+#line 695 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, double>(in, isMax, hg_f);
     double v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 607 "kernels_types.go"
+#line 697 "kernels_types.go"
     argReduceOut<Checked, double>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, double>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -5294,11 +5575,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f64_checked(const 
   argReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 616 "kernels_types.go"
+#line 706 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpF64(hg_slice<const double> in, hg_slice<double> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 618 "kernels_types.go"
+#line 708 "kernels_types.go"
   tileSum<Checked, double>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -5309,11 +5590,11 @@ extern "C" __global__ void scan_up_f64_checked(const double* in_p, long long in_
   scanUpF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 624 "kernels_types.go"
+#line 714 "kernels_types.go"
 template <bool Checked> HG_DEV void scanF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<const double> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 626 "kernels_types.go"
+#line 716 "kernels_types.go"
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   scanTiles<Checked, double>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -5325,17 +5606,17 @@ extern "C" __global__ void scan_f64_checked(const double* in_p, long long in_n, 
   scanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 633 "kernels_types.go"
+#line 723 "kernels_types.go"
 template <bool Checked> HG_DEV void scanLBF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 635 "kernels_types.go"
+#line 725 "kernels_types.go"
   __shared__ hg_array<double, 32> hg_shared_bcast;
   hg_array<double, 32>* bcast = &hg_shared_bcast;
-#line 636 "kernels_types.go"
+#line 726 "kernels_types.go"
   __shared__ hg_array<uint64_t, 2> hg_shared_id;
   hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 637 "kernels_types.go"
+#line 727 "kernels_types.go"
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   long long b = lbTicket<Checked>(states, id, hg_f);
   long long lo = hg_mul(b, tile);
@@ -5351,7 +5632,40 @@ extern "C" __global__ void scan_lbf64_checked(const double* in_p, long long in_n
   scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 648 "kernels_types.go"
+#line 738 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBF64(hg_slice<const double> in, hg_slice<const uint8_t> heads, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 740 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 741 "kernels_types.go"
+  __shared__ hg_array<double, 32> hg_shared_warpsV;
+  hg_array<double, 32>* warpsV = &hg_shared_warpsV;
+#line 742 "kernels_types.go"
+  __shared__ hg_array<double, 32> hg_shared_bcast;
+  hg_array<double, 32>* bcast = &hg_shared_bcast;
+#line 743 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 744 "kernels_types.go"
+  hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec2<Checked, double>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, double>(agg, incl, states, exclusive, b, tile, false, 3, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec2<Checked, double>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbf64(const double* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBF64<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbf64_checked(const double* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  segScanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 756 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryF64(hg_slice<const double> in, hg_slice<double> out, int32_t op, double a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, double>(in, out, op, a, hg_f);
@@ -5367,7 +5681,7 @@ extern "C" __global__ void unary_f64_checked(const double* in_p, double* out_p, 
   unaryF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 659 "kernels_types.go"
+#line 767 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryF64(hg_slice<const double> x, hg_slice<const double> y, hg_slice<double> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, double>(x, y, out, op, hg_f);
@@ -5383,11 +5697,11 @@ extern "C" __global__ void binary_f64_checked(const double* x_p, const double* y
   binaryF64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 670 "kernels_types.go"
+#line 778 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceF64(hg_slice<const double> in, hg_slice<const int64_t> offs, hg_slice<double> out, double id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 672 "kernels_types.go"
+#line 780 "kernels_types.go"
   segReduce<Checked, double>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -5398,11 +5712,11 @@ extern "C" __global__ void seg_reduce_f64_checked(const double* in_p, long long 
   segReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 678 "kernels_types.go"
+#line 786 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, double a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 680 "kernels_types.go"
+#line 788 "kernels_types.go"
   selectCount<Checked, double>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -5413,14 +5727,14 @@ extern "C" __global__ void select_count_f64_checked(const double* in_p, long lon
   selectCountF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 686 "kernels_types.go"
+#line 794 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<double> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, double a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 688 "kernels_types.go"
+#line 796 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 689 "kernels_types.go"
+#line 797 "kernels_types.go"
   selectScatter<Checked, double>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -5431,18 +5745,18 @@ extern "C" __global__ void select_scatter_f64_checked(const double* in_p, long l
   selectScatterF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 695 "kernels_types.go"
+#line 803 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanF64(hg_slice<const double> in, hg_slice<const uint8_t> heads, hg_slice<double> out, hg_slice<double> sums, hg_slice<uint8_t> sumHeads, hg_slice<const double> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 698 "kernels_types.go"
+#line 806 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 699 "kernels_types.go"
+#line 807 "kernels_types.go"
   __shared__ hg_array<double, 32> hg_shared_warpsV;
   hg_array<double, 32>* warpsV = &hg_shared_warpsV;
-#line 700 "kernels_types.go"
+#line 808 "kernels_types.go"
   segScanTiles<Checked, double>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -5453,7 +5767,7 @@ extern "C" __global__ void seg_scan_f64_checked(const double* in_p, long long in
   segScanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 706 "kernels_types.go"
+#line 814 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU8(hg_slice<const uint8_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint8_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5466,7 +5780,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u8_checked(const 
   histogramU8<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 714 "kernels_types.go"
+#line 822 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU16(hg_slice<const uint16_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint16_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5479,7 +5793,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u16_checked(const
   histogramU16<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 722 "kernels_types.go"
+#line 830 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramI32(hg_slice<const int32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, int32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5492,7 +5806,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_i32_checked(const
   histogramI32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 730 "kernels_types.go"
+#line 838 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU32(hg_slice<const uint32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5505,7 +5819,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u32_checked(const
   histogramU32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 738 "kernels_types.go"
+#line 846 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramF32(hg_slice<const float> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, float>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5518,7 +5832,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f32_checked(const
   histogramF32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 746 "kernels_types.go"
+#line 854 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramF64(hg_slice<const double> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, double>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5531,11 +5845,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f64_checked(const
   histogramF64<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 754 "kernels_types.go"
+#line 862 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI8(hg_slice<const int8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 756 "kernels_types.go"
+#line 864 "kernels_types.go"
   sortCount<Checked, int8_t>(keys, counts, shift, bits, 1, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -5546,17 +5860,17 @@ extern "C" __global__ void sort_count_i8_checked(const int8_t* keys_p, long long
   sortCountI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 762 "kernels_types.go"
+#line 870 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI8(hg_slice<const int8_t> keysIn, hg_slice<int8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 764 "kernels_types.go"
+#line 872 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 765 "kernels_types.go"
+#line 873 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 766 "kernels_types.go"
+#line 874 "kernels_types.go"
   sortScatter<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5567,7 +5881,7 @@ extern "C" __global__ void sort_keys_i8_checked(const int8_t* keysIn_p, long lon
   sortKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 772 "kernels_types.go"
+#line 880 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI8(hg_slice<const int8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int8_t>(keys, flags, span, hg_f);
 }
@@ -5579,12 +5893,12 @@ extern "C" __global__ void key_heads_i8_checked(const int8_t* keys_p, long long 
   keyHeadsI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 779 "kernels_types.go"
+#line 887 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI8(hg_slice<const int8_t> in, hg_slice<int8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 782 "kernels_types.go"
+#line 890 "kernels_types.go"
   mergeSortBlock<Checked, int8_t>(in, out, outI, pairs, ord, 1, 8LL, tile, sk, si, hg_f);
 }
 
@@ -5595,15 +5909,15 @@ extern "C" __global__ void merge_block_i8_checked(const int8_t* in_p, long long 
   mergeBlockI8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 788 "kernels_types.go"
+#line 896 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI8(hg_slice<const int8_t> src, hg_slice<int8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 791 "kernels_types.go"
+#line 899 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 792 "kernels_types.go"
+#line 900 "kernels_types.go"
   mergePass<Checked, int8_t>(src, dst, srcI, dstI, pairs, ord, 1, 8LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5614,11 +5928,11 @@ extern "C" __global__ void merge_pass_i8_checked(const int8_t* src_p, int8_t* ds
   mergePassI8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 798 "kernels_types.go"
+#line 906 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU8(hg_slice<const uint8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 800 "kernels_types.go"
+#line 908 "kernels_types.go"
   sortCount<Checked, uint8_t>(keys, counts, shift, bits, 0, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -5629,17 +5943,17 @@ extern "C" __global__ void sort_count_u8_checked(const uint8_t* keys_p, long lon
   sortCountU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 806 "kernels_types.go"
+#line 914 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU8(hg_slice<const uint8_t> keysIn, hg_slice<uint8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 808 "kernels_types.go"
+#line 916 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 809 "kernels_types.go"
+#line 917 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 810 "kernels_types.go"
+#line 918 "kernels_types.go"
   sortScatter<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5650,7 +5964,7 @@ extern "C" __global__ void sort_keys_u8_checked(const uint8_t* keysIn_p, long lo
   sortKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 816 "kernels_types.go"
+#line 924 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU8(hg_slice<const uint8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint8_t>(keys, flags, span, hg_f);
 }
@@ -5662,12 +5976,12 @@ extern "C" __global__ void key_heads_u8_checked(const uint8_t* keys_p, long long
   keyHeadsU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 823 "kernels_types.go"
+#line 931 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU8(hg_slice<const uint8_t> in, hg_slice<uint8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 826 "kernels_types.go"
+#line 934 "kernels_types.go"
   mergeSortBlock<Checked, uint8_t>(in, out, outI, pairs, ord, 0, 8LL, tile, sk, si, hg_f);
 }
 
@@ -5678,15 +5992,15 @@ extern "C" __global__ void merge_block_u8_checked(const uint8_t* in_p, long long
   mergeBlockU8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 832 "kernels_types.go"
+#line 940 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU8(hg_slice<const uint8_t> src, hg_slice<uint8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 835 "kernels_types.go"
+#line 943 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 836 "kernels_types.go"
+#line 944 "kernels_types.go"
   mergePass<Checked, uint8_t>(src, dst, srcI, dstI, pairs, ord, 0, 8LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5697,11 +6011,11 @@ extern "C" __global__ void merge_pass_u8_checked(const uint8_t* src_p, uint8_t* 
   mergePassU8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 842 "kernels_types.go"
+#line 950 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI16(hg_slice<const int16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 844 "kernels_types.go"
+#line 952 "kernels_types.go"
   sortCount<Checked, int16_t>(keys, counts, shift, bits, 1, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -5712,17 +6026,17 @@ extern "C" __global__ void sort_count_i16_checked(const int16_t* keys_p, long lo
   sortCountI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 850 "kernels_types.go"
+#line 958 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI16(hg_slice<const int16_t> keysIn, hg_slice<int16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 852 "kernels_types.go"
+#line 960 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 853 "kernels_types.go"
+#line 961 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 854 "kernels_types.go"
+#line 962 "kernels_types.go"
   sortScatter<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5733,7 +6047,7 @@ extern "C" __global__ void sort_keys_i16_checked(const int16_t* keysIn_p, long l
   sortKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 860 "kernels_types.go"
+#line 968 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI16(hg_slice<const int16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int16_t>(keys, flags, span, hg_f);
 }
@@ -5745,12 +6059,12 @@ extern "C" __global__ void key_heads_i16_checked(const int16_t* keys_p, long lon
   keyHeadsI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 867 "kernels_types.go"
+#line 975 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI16(hg_slice<const int16_t> in, hg_slice<int16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 870 "kernels_types.go"
+#line 978 "kernels_types.go"
   mergeSortBlock<Checked, int16_t>(in, out, outI, pairs, ord, 1, 16LL, tile, sk, si, hg_f);
 }
 
@@ -5761,15 +6075,15 @@ extern "C" __global__ void merge_block_i16_checked(const int16_t* in_p, long lon
   mergeBlockI16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 876 "kernels_types.go"
+#line 984 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI16(hg_slice<const int16_t> src, hg_slice<int16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 879 "kernels_types.go"
+#line 987 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 880 "kernels_types.go"
+#line 988 "kernels_types.go"
   mergePass<Checked, int16_t>(src, dst, srcI, dstI, pairs, ord, 1, 16LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5780,11 +6094,11 @@ extern "C" __global__ void merge_pass_i16_checked(const int16_t* src_p, int16_t*
   mergePassI16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 886 "kernels_types.go"
+#line 994 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU16(hg_slice<const uint16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 888 "kernels_types.go"
+#line 996 "kernels_types.go"
   sortCount<Checked, uint16_t>(keys, counts, shift, bits, 0, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -5795,17 +6109,17 @@ extern "C" __global__ void sort_count_u16_checked(const uint16_t* keys_p, long l
   sortCountU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 894 "kernels_types.go"
+#line 1002 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU16(hg_slice<const uint16_t> keysIn, hg_slice<uint16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 896 "kernels_types.go"
+#line 1004 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 897 "kernels_types.go"
+#line 1005 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 898 "kernels_types.go"
+#line 1006 "kernels_types.go"
   sortScatter<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5816,7 +6130,7 @@ extern "C" __global__ void sort_keys_u16_checked(const uint16_t* keysIn_p, long 
   sortKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 904 "kernels_types.go"
+#line 1012 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU16(hg_slice<const uint16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint16_t>(keys, flags, span, hg_f);
 }
@@ -5828,12 +6142,12 @@ extern "C" __global__ void key_heads_u16_checked(const uint16_t* keys_p, long lo
   keyHeadsU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 911 "kernels_types.go"
+#line 1019 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU16(hg_slice<const uint16_t> in, hg_slice<uint16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 914 "kernels_types.go"
+#line 1022 "kernels_types.go"
   mergeSortBlock<Checked, uint16_t>(in, out, outI, pairs, ord, 0, 16LL, tile, sk, si, hg_f);
 }
 
@@ -5844,15 +6158,15 @@ extern "C" __global__ void merge_block_u16_checked(const uint16_t* in_p, long lo
   mergeBlockU16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 920 "kernels_types.go"
+#line 1028 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU16(hg_slice<const uint16_t> src, hg_slice<uint16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 923 "kernels_types.go"
+#line 1031 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 924 "kernels_types.go"
+#line 1032 "kernels_types.go"
   mergePass<Checked, uint16_t>(src, dst, srcI, dstI, pairs, ord, 0, 16LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5863,11 +6177,11 @@ extern "C" __global__ void merge_pass_u16_checked(const uint16_t* src_p, uint16_
   mergePassU16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 930 "kernels_types.go"
+#line 1038 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI32(hg_slice<const int32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 932 "kernels_types.go"
+#line 1040 "kernels_types.go"
   sortCount<Checked, int32_t>(keys, counts, shift, bits, 1, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -5878,17 +6192,17 @@ extern "C" __global__ void sort_count_i32_checked(const int32_t* keys_p, long lo
   sortCountI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 938 "kernels_types.go"
+#line 1046 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 940 "kernels_types.go"
+#line 1048 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 941 "kernels_types.go"
+#line 1049 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 942 "kernels_types.go"
+#line 1050 "kernels_types.go"
   sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5899,7 +6213,7 @@ extern "C" __global__ void sort_keys_i32_checked(const int32_t* keysIn_p, long l
   sortKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 948 "kernels_types.go"
+#line 1056 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI32(hg_slice<const int32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int32_t>(keys, flags, span, hg_f);
 }
@@ -5911,12 +6225,12 @@ extern "C" __global__ void key_heads_i32_checked(const int32_t* keys_p, long lon
   keyHeadsI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 955 "kernels_types.go"
+#line 1063 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 958 "kernels_types.go"
+#line 1066 "kernels_types.go"
   mergeSortBlock<Checked, int32_t>(in, out, outI, pairs, ord, 1, 32LL, tile, sk, si, hg_f);
 }
 
@@ -5927,15 +6241,15 @@ extern "C" __global__ void merge_block_i32_checked(const int32_t* in_p, long lon
   mergeBlockI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 964 "kernels_types.go"
+#line 1072 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI32(hg_slice<const int32_t> src, hg_slice<int32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 967 "kernels_types.go"
+#line 1075 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 968 "kernels_types.go"
+#line 1076 "kernels_types.go"
   mergePass<Checked, int32_t>(src, dst, srcI, dstI, pairs, ord, 1, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5946,11 +6260,11 @@ extern "C" __global__ void merge_pass_i32_checked(const int32_t* src_p, int32_t*
   mergePassI32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 974 "kernels_types.go"
+#line 1082 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU32(hg_slice<const uint32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 976 "kernels_types.go"
+#line 1084 "kernels_types.go"
   sortCount<Checked, uint32_t>(keys, counts, shift, bits, 0, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -5961,17 +6275,17 @@ extern "C" __global__ void sort_count_u32_checked(const uint32_t* keys_p, long l
   sortCountU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 982 "kernels_types.go"
+#line 1090 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 984 "kernels_types.go"
+#line 1092 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 985 "kernels_types.go"
+#line 1093 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 986 "kernels_types.go"
+#line 1094 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5982,7 +6296,7 @@ extern "C" __global__ void sort_keys_u32_checked(const uint32_t* keysIn_p, long 
   sortKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 992 "kernels_types.go"
+#line 1100 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU32(hg_slice<const uint32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint32_t>(keys, flags, span, hg_f);
 }
@@ -5994,12 +6308,12 @@ extern "C" __global__ void key_heads_u32_checked(const uint32_t* keys_p, long lo
   keyHeadsU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 999 "kernels_types.go"
+#line 1107 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1002 "kernels_types.go"
+#line 1110 "kernels_types.go"
   mergeSortBlock<Checked, uint32_t>(in, out, outI, pairs, ord, 0, 32LL, tile, sk, si, hg_f);
 }
 
@@ -6010,15 +6324,15 @@ extern "C" __global__ void merge_block_u32_checked(const uint32_t* in_p, long lo
   mergeBlockU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1008 "kernels_types.go"
+#line 1116 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU32(hg_slice<const uint32_t> src, hg_slice<uint32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1011 "kernels_types.go"
+#line 1119 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1012 "kernels_types.go"
+#line 1120 "kernels_types.go"
   mergePass<Checked, uint32_t>(src, dst, srcI, dstI, pairs, ord, 0, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6029,11 +6343,11 @@ extern "C" __global__ void merge_pass_u32_checked(const uint32_t* src_p, uint32_
   mergePassU32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1018 "kernels_types.go"
+#line 1126 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI64(hg_slice<const int64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1020 "kernels_types.go"
+#line 1128 "kernels_types.go"
   sortCount<Checked, int64_t>(keys, counts, shift, bits, 1, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -6044,17 +6358,17 @@ extern "C" __global__ void sort_count_i64_checked(const int64_t* keys_p, long lo
   sortCountI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1026 "kernels_types.go"
+#line 1134 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1028 "kernels_types.go"
+#line 1136 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1029 "kernels_types.go"
+#line 1137 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1030 "kernels_types.go"
+#line 1138 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6065,7 +6379,7 @@ extern "C" __global__ void sort_keys_i64_checked(const int64_t* keysIn_p, long l
   sortKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1036 "kernels_types.go"
+#line 1144 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI64(hg_slice<const int64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int64_t>(keys, flags, span, hg_f);
 }
@@ -6077,12 +6391,12 @@ extern "C" __global__ void key_heads_i64_checked(const int64_t* keys_p, long lon
   keyHeadsI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1043 "kernels_types.go"
+#line 1151 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1046 "kernels_types.go"
+#line 1154 "kernels_types.go"
   mergeSortBlock<Checked, int64_t>(in, out, outI, pairs, ord, 1, 64LL, tile, sk, si, hg_f);
 }
 
@@ -6093,15 +6407,15 @@ extern "C" __global__ void merge_block_i64_checked(const int64_t* in_p, long lon
   mergeBlockI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1052 "kernels_types.go"
+#line 1160 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI64(hg_slice<const int64_t> src, hg_slice<int64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1055 "kernels_types.go"
+#line 1163 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1056 "kernels_types.go"
+#line 1164 "kernels_types.go"
   mergePass<Checked, int64_t>(src, dst, srcI, dstI, pairs, ord, 1, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6112,11 +6426,11 @@ extern "C" __global__ void merge_pass_i64_checked(const int64_t* src_p, int64_t*
   mergePassI64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1062 "kernels_types.go"
+#line 1170 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU64(hg_slice<const uint64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1064 "kernels_types.go"
+#line 1172 "kernels_types.go"
   sortCount<Checked, uint64_t>(keys, counts, shift, bits, 0, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -6127,17 +6441,17 @@ extern "C" __global__ void sort_count_u64_checked(const uint64_t* keys_p, long l
   sortCountU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1070 "kernels_types.go"
+#line 1178 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1072 "kernels_types.go"
+#line 1180 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1073 "kernels_types.go"
+#line 1181 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1074 "kernels_types.go"
+#line 1182 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6148,7 +6462,7 @@ extern "C" __global__ void sort_keys_u64_checked(const uint64_t* keysIn_p, long 
   sortKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1080 "kernels_types.go"
+#line 1188 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU64(hg_slice<const uint64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint64_t>(keys, flags, span, hg_f);
 }
@@ -6160,12 +6474,12 @@ extern "C" __global__ void key_heads_u64_checked(const uint64_t* keys_p, long lo
   keyHeadsU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1087 "kernels_types.go"
+#line 1195 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1090 "kernels_types.go"
+#line 1198 "kernels_types.go"
   mergeSortBlock<Checked, uint64_t>(in, out, outI, pairs, ord, 0, 64LL, tile, sk, si, hg_f);
 }
 
@@ -6176,15 +6490,15 @@ extern "C" __global__ void merge_block_u64_checked(const uint64_t* in_p, long lo
   mergeBlockU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1096 "kernels_types.go"
+#line 1204 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU64(hg_slice<const uint64_t> src, hg_slice<uint64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1099 "kernels_types.go"
+#line 1207 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1100 "kernels_types.go"
+#line 1208 "kernels_types.go"
   mergePass<Checked, uint64_t>(src, dst, srcI, dstI, pairs, ord, 0, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6195,11 +6509,11 @@ extern "C" __global__ void merge_pass_u64_checked(const uint64_t* src_p, uint64_
   mergePassU64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1106 "kernels_types.go"
+#line 1214 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountF32(hg_slice<const float> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1108 "kernels_types.go"
+#line 1216 "kernels_types.go"
   sortCount<Checked, float>(keys, counts, shift, bits, 2, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -6210,17 +6524,17 @@ extern "C" __global__ void sort_count_f32_checked(const float* keys_p, long long
   sortCountF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1114 "kernels_types.go"
+#line 1222 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysF32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1116 "kernels_types.go"
+#line 1224 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1117 "kernels_types.go"
+#line 1225 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1118 "kernels_types.go"
+#line 1226 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6231,7 +6545,7 @@ extern "C" __global__ void sort_keys_f32_checked(const float* keysIn_p, long lon
   sortKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1124 "kernels_types.go"
+#line 1232 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsF32(hg_slice<const float> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, float>(keys, flags, span, hg_f);
 }
@@ -6243,12 +6557,12 @@ extern "C" __global__ void key_heads_f32_checked(const float* keys_p, long long 
   keyHeadsF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1131 "kernels_types.go"
+#line 1239 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1134 "kernels_types.go"
+#line 1242 "kernels_types.go"
   mergeSortBlock<Checked, float>(in, out, outI, pairs, ord, 2, 32LL, tile, sk, si, hg_f);
 }
 
@@ -6259,15 +6573,15 @@ extern "C" __global__ void merge_block_f32_checked(const float* in_p, long long 
   mergeBlockF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1140 "kernels_types.go"
+#line 1248 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassF32(hg_slice<const float> src, hg_slice<float> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1143 "kernels_types.go"
+#line 1251 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1144 "kernels_types.go"
+#line 1252 "kernels_types.go"
   mergePass<Checked, float>(src, dst, srcI, dstI, pairs, ord, 2, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6278,11 +6592,11 @@ extern "C" __global__ void merge_pass_f32_checked(const float* src_p, float* dst
   mergePassF32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1150 "kernels_types.go"
+#line 1258 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountF64(hg_slice<const double> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1152 "kernels_types.go"
+#line 1260 "kernels_types.go"
   sortCount<Checked, double>(keys, counts, shift, bits, 3, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -6293,17 +6607,17 @@ extern "C" __global__ void sort_count_f64_checked(const double* keys_p, long lon
   sortCountF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1158 "kernels_types.go"
+#line 1266 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1160 "kernels_types.go"
+#line 1268 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1161 "kernels_types.go"
+#line 1269 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1162 "kernels_types.go"
+#line 1270 "kernels_types.go"
   sortScatter<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6314,7 +6628,7 @@ extern "C" __global__ void sort_keys_f64_checked(const double* keysIn_p, long lo
   sortKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1168 "kernels_types.go"
+#line 1276 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsF64(hg_slice<const double> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, double>(keys, flags, span, hg_f);
 }
@@ -6326,12 +6640,12 @@ extern "C" __global__ void key_heads_f64_checked(const double* keys_p, long long
   keyHeadsF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1175 "kernels_types.go"
+#line 1283 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1178 "kernels_types.go"
+#line 1286 "kernels_types.go"
   mergeSortBlock<Checked, double>(in, out, outI, pairs, ord, 3, 64LL, tile, sk, si, hg_f);
 }
 
@@ -6342,15 +6656,15 @@ extern "C" __global__ void merge_block_f64_checked(const double* in_p, long long
   mergeBlockF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1184 "kernels_types.go"
+#line 1292 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassF64(hg_slice<const double> src, hg_slice<double> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1187 "kernels_types.go"
+#line 1295 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1188 "kernels_types.go"
+#line 1296 "kernels_types.go"
   mergePass<Checked, double>(src, dst, srcI, dstI, pairs, ord, 3, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6361,7 +6675,7 @@ extern "C" __global__ void merge_pass_f64_checked(const double* src_p, double* d
   mergePassF64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1194 "kernels_types.go"
+#line 1302 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherI32(hg_slice<const int32_t> in, hg_slice<const uint32_t> idx, hg_slice<int32_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, int32_t>(in, idx, out, count, span, hg_f);
 }
@@ -6373,7 +6687,7 @@ extern "C" __global__ void gather_i32_checked(const int32_t* in_p, const uint32_
   gatherI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1201 "kernels_types.go"
+#line 1309 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherU32(hg_slice<const uint32_t> in, hg_slice<const uint32_t> idx, hg_slice<uint32_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, uint32_t>(in, idx, out, count, span, hg_f);
 }
@@ -6385,7 +6699,7 @@ extern "C" __global__ void gather_u32_checked(const uint32_t* in_p, const uint32
   gatherU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1208 "kernels_types.go"
+#line 1316 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherI64(hg_slice<const int64_t> in, hg_slice<const uint32_t> idx, hg_slice<int64_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, int64_t>(in, idx, out, count, span, hg_f);
 }
@@ -6397,7 +6711,7 @@ extern "C" __global__ void gather_i64_checked(const int64_t* in_p, const uint32_
   gatherI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1215 "kernels_types.go"
+#line 1323 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherU64(hg_slice<const uint64_t> in, hg_slice<const uint32_t> idx, hg_slice<uint64_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, uint64_t>(in, idx, out, count, span, hg_f);
 }
@@ -6409,7 +6723,7 @@ extern "C" __global__ void gather_u64_checked(const uint64_t* in_p, const uint32
   gatherU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1222 "kernels_types.go"
+#line 1330 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherF32(hg_slice<const float> in, hg_slice<const uint32_t> idx, hg_slice<float> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, float>(in, idx, out, count, span, hg_f);
 }
@@ -6421,7 +6735,7 @@ extern "C" __global__ void gather_f32_checked(const float* in_p, const uint32_t*
   gatherF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1229 "kernels_types.go"
+#line 1337 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherF64(hg_slice<const double> in, hg_slice<const uint32_t> idx, hg_slice<double> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, double>(in, idx, out, count, span, hg_f);
 }
@@ -6433,17 +6747,17 @@ extern "C" __global__ void gather_f64_checked(const double* in_p, const uint32_t
   gatherF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1236 "kernels_types.go"
+#line 1344 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1238 "kernels_types.go"
+#line 1346 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1239 "kernels_types.go"
+#line 1347 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1240 "kernels_types.go"
+#line 1348 "kernels_types.go"
   sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6454,17 +6768,17 @@ extern "C" __global__ void sort_pairs_i32_i32_checked(const int32_t* keysIn_p, l
   sortPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1246 "kernels_types.go"
+#line 1354 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1248 "kernels_types.go"
+#line 1356 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1249 "kernels_types.go"
+#line 1357 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1250 "kernels_types.go"
+#line 1358 "kernels_types.go"
   sortScatter<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6475,17 +6789,17 @@ extern "C" __global__ void sort_pairs_i32_u32_checked(const int32_t* keysIn_p, l
   sortPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1256 "kernels_types.go"
+#line 1364 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1258 "kernels_types.go"
+#line 1366 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1259 "kernels_types.go"
+#line 1367 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1260 "kernels_types.go"
+#line 1368 "kernels_types.go"
   sortScatter<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6496,17 +6810,17 @@ extern "C" __global__ void sort_pairs_i32_i64_checked(const int32_t* keysIn_p, l
   sortPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1266 "kernels_types.go"
+#line 1374 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1268 "kernels_types.go"
+#line 1376 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1269 "kernels_types.go"
+#line 1377 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1270 "kernels_types.go"
+#line 1378 "kernels_types.go"
   sortScatter<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6517,17 +6831,17 @@ extern "C" __global__ void sort_pairs_i32_u64_checked(const int32_t* keysIn_p, l
   sortPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1276 "kernels_types.go"
+#line 1384 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1278 "kernels_types.go"
+#line 1386 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1279 "kernels_types.go"
+#line 1387 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1280 "kernels_types.go"
+#line 1388 "kernels_types.go"
   sortScatter<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6538,17 +6852,17 @@ extern "C" __global__ void sort_pairs_i32_f32_checked(const int32_t* keysIn_p, l
   sortPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1286 "kernels_types.go"
+#line 1394 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1288 "kernels_types.go"
+#line 1396 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1289 "kernels_types.go"
+#line 1397 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1290 "kernels_types.go"
+#line 1398 "kernels_types.go"
   sortScatter<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6559,17 +6873,17 @@ extern "C" __global__ void sort_pairs_i32_f64_checked(const int32_t* keysIn_p, l
   sortPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1296 "kernels_types.go"
+#line 1404 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1298 "kernels_types.go"
+#line 1406 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1299 "kernels_types.go"
+#line 1407 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1300 "kernels_types.go"
+#line 1408 "kernels_types.go"
   sortScatter<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6580,17 +6894,17 @@ extern "C" __global__ void sort_pairs_u32_i32_checked(const uint32_t* keysIn_p, 
   sortPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1306 "kernels_types.go"
+#line 1414 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32U32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1308 "kernels_types.go"
+#line 1416 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1309 "kernels_types.go"
+#line 1417 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1310 "kernels_types.go"
+#line 1418 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6601,17 +6915,17 @@ extern "C" __global__ void sort_pairs_u32_u32_checked(const uint32_t* keysIn_p, 
   sortPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1316 "kernels_types.go"
+#line 1424 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32I64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1318 "kernels_types.go"
+#line 1426 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1319 "kernels_types.go"
+#line 1427 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1320 "kernels_types.go"
+#line 1428 "kernels_types.go"
   sortScatter<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6622,17 +6936,17 @@ extern "C" __global__ void sort_pairs_u32_i64_checked(const uint32_t* keysIn_p, 
   sortPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1326 "kernels_types.go"
+#line 1434 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32U64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1328 "kernels_types.go"
+#line 1436 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1329 "kernels_types.go"
+#line 1437 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1330 "kernels_types.go"
+#line 1438 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6643,17 +6957,17 @@ extern "C" __global__ void sort_pairs_u32_u64_checked(const uint32_t* keysIn_p, 
   sortPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1336 "kernels_types.go"
+#line 1444 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32F32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1338 "kernels_types.go"
+#line 1446 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1339 "kernels_types.go"
+#line 1447 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1340 "kernels_types.go"
+#line 1448 "kernels_types.go"
   sortScatter<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6664,17 +6978,17 @@ extern "C" __global__ void sort_pairs_u32_f32_checked(const uint32_t* keysIn_p, 
   sortPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1346 "kernels_types.go"
+#line 1454 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32F64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1348 "kernels_types.go"
+#line 1456 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1349 "kernels_types.go"
+#line 1457 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1350 "kernels_types.go"
+#line 1458 "kernels_types.go"
   sortScatter<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6685,17 +6999,17 @@ extern "C" __global__ void sort_pairs_u32_f64_checked(const uint32_t* keysIn_p, 
   sortPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1356 "kernels_types.go"
+#line 1464 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64I32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1358 "kernels_types.go"
+#line 1466 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1359 "kernels_types.go"
+#line 1467 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1360 "kernels_types.go"
+#line 1468 "kernels_types.go"
   sortScatter<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6706,17 +7020,17 @@ extern "C" __global__ void sort_pairs_i64_i32_checked(const int64_t* keysIn_p, l
   sortPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1366 "kernels_types.go"
+#line 1474 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64U32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1368 "kernels_types.go"
+#line 1476 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1369 "kernels_types.go"
+#line 1477 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1370 "kernels_types.go"
+#line 1478 "kernels_types.go"
   sortScatter<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6727,17 +7041,17 @@ extern "C" __global__ void sort_pairs_i64_u32_checked(const int64_t* keysIn_p, l
   sortPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1376 "kernels_types.go"
+#line 1484 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64I64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1378 "kernels_types.go"
+#line 1486 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1379 "kernels_types.go"
+#line 1487 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1380 "kernels_types.go"
+#line 1488 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6748,17 +7062,17 @@ extern "C" __global__ void sort_pairs_i64_i64_checked(const int64_t* keysIn_p, l
   sortPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1386 "kernels_types.go"
+#line 1494 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64U64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1388 "kernels_types.go"
+#line 1496 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1389 "kernels_types.go"
+#line 1497 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1390 "kernels_types.go"
+#line 1498 "kernels_types.go"
   sortScatter<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6769,17 +7083,17 @@ extern "C" __global__ void sort_pairs_i64_u64_checked(const int64_t* keysIn_p, l
   sortPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1396 "kernels_types.go"
+#line 1504 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64F32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1398 "kernels_types.go"
+#line 1506 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1399 "kernels_types.go"
+#line 1507 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1400 "kernels_types.go"
+#line 1508 "kernels_types.go"
   sortScatter<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6790,17 +7104,17 @@ extern "C" __global__ void sort_pairs_i64_f32_checked(const int64_t* keysIn_p, l
   sortPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1406 "kernels_types.go"
+#line 1514 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64F64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1408 "kernels_types.go"
+#line 1516 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1409 "kernels_types.go"
+#line 1517 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1410 "kernels_types.go"
+#line 1518 "kernels_types.go"
   sortScatter<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6811,17 +7125,17 @@ extern "C" __global__ void sort_pairs_i64_f64_checked(const int64_t* keysIn_p, l
   sortPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1416 "kernels_types.go"
+#line 1524 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64I32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1418 "kernels_types.go"
+#line 1526 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1419 "kernels_types.go"
+#line 1527 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1420 "kernels_types.go"
+#line 1528 "kernels_types.go"
   sortScatter<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6832,17 +7146,17 @@ extern "C" __global__ void sort_pairs_u64_i32_checked(const uint64_t* keysIn_p, 
   sortPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1426 "kernels_types.go"
+#line 1534 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64U32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1428 "kernels_types.go"
+#line 1536 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1429 "kernels_types.go"
+#line 1537 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1430 "kernels_types.go"
+#line 1538 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6853,17 +7167,17 @@ extern "C" __global__ void sort_pairs_u64_u32_checked(const uint64_t* keysIn_p, 
   sortPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1436 "kernels_types.go"
+#line 1544 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64I64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1438 "kernels_types.go"
+#line 1546 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1439 "kernels_types.go"
+#line 1547 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1440 "kernels_types.go"
+#line 1548 "kernels_types.go"
   sortScatter<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6874,17 +7188,17 @@ extern "C" __global__ void sort_pairs_u64_i64_checked(const uint64_t* keysIn_p, 
   sortPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1446 "kernels_types.go"
+#line 1554 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64U64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1448 "kernels_types.go"
+#line 1556 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1449 "kernels_types.go"
+#line 1557 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1450 "kernels_types.go"
+#line 1558 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6895,17 +7209,17 @@ extern "C" __global__ void sort_pairs_u64_u64_checked(const uint64_t* keysIn_p, 
   sortPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1456 "kernels_types.go"
+#line 1564 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64F32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1458 "kernels_types.go"
+#line 1566 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1459 "kernels_types.go"
+#line 1567 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1460 "kernels_types.go"
+#line 1568 "kernels_types.go"
   sortScatter<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6916,17 +7230,17 @@ extern "C" __global__ void sort_pairs_u64_f32_checked(const uint64_t* keysIn_p, 
   sortPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1466 "kernels_types.go"
+#line 1574 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64F64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1468 "kernels_types.go"
+#line 1576 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1469 "kernels_types.go"
+#line 1577 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1470 "kernels_types.go"
+#line 1578 "kernels_types.go"
   sortScatter<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6937,17 +7251,17 @@ extern "C" __global__ void sort_pairs_u64_f64_checked(const uint64_t* keysIn_p, 
   sortPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1476 "kernels_types.go"
+#line 1584 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32I32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1478 "kernels_types.go"
+#line 1586 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1479 "kernels_types.go"
+#line 1587 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1480 "kernels_types.go"
+#line 1588 "kernels_types.go"
   sortScatter<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6958,17 +7272,17 @@ extern "C" __global__ void sort_pairs_f32_i32_checked(const float* keysIn_p, lon
   sortPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1486 "kernels_types.go"
+#line 1594 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32U32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1488 "kernels_types.go"
+#line 1596 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1489 "kernels_types.go"
+#line 1597 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1490 "kernels_types.go"
+#line 1598 "kernels_types.go"
   sortScatter<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6979,17 +7293,17 @@ extern "C" __global__ void sort_pairs_f32_u32_checked(const float* keysIn_p, lon
   sortPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1496 "kernels_types.go"
+#line 1604 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32I64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1498 "kernels_types.go"
+#line 1606 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1499 "kernels_types.go"
+#line 1607 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1500 "kernels_types.go"
+#line 1608 "kernels_types.go"
   sortScatter<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7000,17 +7314,17 @@ extern "C" __global__ void sort_pairs_f32_i64_checked(const float* keysIn_p, lon
   sortPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1506 "kernels_types.go"
+#line 1614 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32U64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1508 "kernels_types.go"
+#line 1616 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1509 "kernels_types.go"
+#line 1617 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1510 "kernels_types.go"
+#line 1618 "kernels_types.go"
   sortScatter<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7021,17 +7335,17 @@ extern "C" __global__ void sort_pairs_f32_u64_checked(const float* keysIn_p, lon
   sortPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1516 "kernels_types.go"
+#line 1624 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32F32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1518 "kernels_types.go"
+#line 1626 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1519 "kernels_types.go"
+#line 1627 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1520 "kernels_types.go"
+#line 1628 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7042,17 +7356,17 @@ extern "C" __global__ void sort_pairs_f32_f32_checked(const float* keysIn_p, lon
   sortPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1526 "kernels_types.go"
+#line 1634 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32F64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1528 "kernels_types.go"
+#line 1636 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1529 "kernels_types.go"
+#line 1637 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1530 "kernels_types.go"
+#line 1638 "kernels_types.go"
   sortScatter<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7063,17 +7377,17 @@ extern "C" __global__ void sort_pairs_f32_f64_checked(const float* keysIn_p, lon
   sortPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1536 "kernels_types.go"
+#line 1644 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64I32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1538 "kernels_types.go"
+#line 1646 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1539 "kernels_types.go"
+#line 1647 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1540 "kernels_types.go"
+#line 1648 "kernels_types.go"
   sortScatter<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7084,17 +7398,17 @@ extern "C" __global__ void sort_pairs_f64_i32_checked(const double* keysIn_p, lo
   sortPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1546 "kernels_types.go"
+#line 1654 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64U32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1548 "kernels_types.go"
+#line 1656 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1549 "kernels_types.go"
+#line 1657 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1550 "kernels_types.go"
+#line 1658 "kernels_types.go"
   sortScatter<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7105,17 +7419,17 @@ extern "C" __global__ void sort_pairs_f64_u32_checked(const double* keysIn_p, lo
   sortPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1556 "kernels_types.go"
+#line 1664 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64I64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1558 "kernels_types.go"
+#line 1666 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1559 "kernels_types.go"
+#line 1667 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1560 "kernels_types.go"
+#line 1668 "kernels_types.go"
   sortScatter<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7126,17 +7440,17 @@ extern "C" __global__ void sort_pairs_f64_i64_checked(const double* keysIn_p, lo
   sortPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1566 "kernels_types.go"
+#line 1674 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64U64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1568 "kernels_types.go"
+#line 1676 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1569 "kernels_types.go"
+#line 1677 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1570 "kernels_types.go"
+#line 1678 "kernels_types.go"
   sortScatter<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7147,17 +7461,17 @@ extern "C" __global__ void sort_pairs_f64_u64_checked(const double* keysIn_p, lo
   sortPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1576 "kernels_types.go"
+#line 1684 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64F32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1578 "kernels_types.go"
+#line 1686 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1579 "kernels_types.go"
+#line 1687 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1580 "kernels_types.go"
+#line 1688 "kernels_types.go"
   sortScatter<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7168,17 +7482,17 @@ extern "C" __global__ void sort_pairs_f64_f32_checked(const double* keysIn_p, lo
   sortPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1586 "kernels_types.go"
+#line 1694 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64F64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1588 "kernels_types.go"
+#line 1696 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1589 "kernels_types.go"
+#line 1697 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1590 "kernels_types.go"
+#line 1698 "kernels_types.go"
   sortScatter<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
