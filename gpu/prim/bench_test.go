@@ -154,7 +154,7 @@ func BenchmarkScanLookBack(b *testing.B) {
 	defer func(old bool) { singlePass = old }(singlePass)
 	singlePass = true
 	defer func(bl, i4 int) { lbBlock, lbItems4 = bl, i4 }(lbBlock, lbItems4)
-	for _, sh := range [][2]int{{128, 15}, {128, 23}, {256, 11}, {256, 15}, {256, 19}, {512, 11}} {
+	for _, sh := range [][2]int{{128, 15}, {128, 23}, {192, 23}, {256, 11}, {256, 15}, {256, 19}, {512, 11}} {
 		lbBlock, lbItems4 = sh[0], sh[1]
 		name := fmt.Sprintf("b%d_i%d", sh[0], sh[1])
 		b.Run(name+"/inclusive_sum/int32", func(b *testing.B) { benchScan[int32](b, false) })

@@ -190,9 +190,8 @@ func segScanSinglePass[V Number](s *stream.Stream, l *numLaunchers[V], p scanPla
 
 // scanRun queues plan p over in: one launch without temporaries, else
 // the tiles' sums, their exclusive scan (the spine), and the tiles'
-// scans from their offsets. The spine is where a single-pass scan
-// (decoupled look-back) will take over once kernels have device-scope
-// acquire/release atomics.
+// scans from their offsets: the cpu agent's scan, and a GPU's where
+// singlePass is off.
 func scanRun[T Number](s *stream.Stream, l *numLaunchers[T], p scanPlan, in, out, sums, offs buffer.Array[T], exclusive bool) error {
 	n := in.Len()
 	if sums == nil {
