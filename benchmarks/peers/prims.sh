@@ -27,7 +27,7 @@ HIPGO_DRIVER=cuda HIPGO_REQUIRE=cuda timeout "${TEST_S:-200}" /tmp/prim.test -te
 echo "exit $?" >> "$OUT/tests.txt"
 grep -E "^(--- FAIL|ok|FAIL|PASS|exit|panic)|Error:|expected|actual" "$OUT/tests.txt" | head -40
 HIPGO_CHECKED=0 HIPGO_DRIVER=cuda timeout "${BENCH_S:-300}" /tmp/prim.test -test.run '^$' \
-  -test.bench "${BENCH:-^Benchmark(TransformAdd|Copy|Reduce|Scan|Scan3Pass|ScanLookBack|SortKeys|SortPairs|SortKeysLSD|SortPairsLSD|MergeSortKeys|MergeSortPairs|Histogram|SegmentedReduce|Select|RunLengthEncode|ScanByKey|Small)$}" \
+  -test.bench "${BENCH:-^Benchmark(TransformAdd|Copy|Reduce|Scan|Scan3Pass|ScanLookBack|SortKeys|SortPairs|SortKeysLSD|SortPairsLSD|MergeSortKeys|MergeSortPairs|Histogram|SegmentedReduce|Select|RunLengthEncode|ScanByKey|ScanByKey3Pass|Small)$}" \
   -test.benchtime "${BT:-0.3s}" -test.count "${COUNT:-3}" > "$OUT/hipgo.txt" 2>&1
 wait $NV
 timeout "${CUB_S:-200}" /tmp/prims_cub "${RUNS:-5}" "${MAXLOG:-26}" > "$OUT/cub.txt" 2>&1

@@ -3,7 +3,8 @@
 type and size: hipgo's median GPU time (gpu-ns/op of go test -bench,
 median over -count), CUB's and CuPy's (median by CUDA events), and the
 ratio CUB/hipgo (above 1: hipgo is faster). An _LSD row is hipgo's
-pass-by-pass radix sort beside the peers' times of the same sort."""
+pass-by-pass radix sort beside the peers' times of the same sort, an
+@bN_iM row the look-back scan at another tile beside the same scan's."""
 import re, statistics, sys
 
 # hipgo benchmark name -> (primitive, type) as the peers print them
@@ -33,7 +34,23 @@ names = {
     "MergeSortPairs/uint32-uint32": ("merge_sort_pairs", "uint32-uint32"),
     "Histogram/uint8-256": ("histogram256", "uint8"),
     "Scan3Pass/inclusive_sum/int32": ("inclusive_sum_3pass", "int32"),
-    "ScanLookBack/inclusive_sum/int32": ("inclusive_sum_lookback", "int32"),
+    # The look-back scan at other tiles (BenchmarkScanLookBack's shapes),
+    # each beside CUB's same scan.
+    "ScanLookBack/b128_i15/inclusive_sum/int32": ("inclusive_sum@b128_i15", "int32"),
+    "ScanLookBack/b128_i15/exclusive_sum/float32": ("exclusive_sum@b128_i15", "float32"),
+    "ScanLookBack/b128_i23/inclusive_sum/int32": ("inclusive_sum@b128_i23", "int32"),
+    "ScanLookBack/b128_i23/exclusive_sum/float32": ("exclusive_sum@b128_i23", "float32"),
+    "ScanLookBack/b192_i23/inclusive_sum/int32": ("inclusive_sum@b192_i23", "int32"),
+    "ScanLookBack/b192_i23/exclusive_sum/float32": ("exclusive_sum@b192_i23", "float32"),
+    "ScanLookBack/b256_i11/inclusive_sum/int32": ("inclusive_sum@b256_i11", "int32"),
+    "ScanLookBack/b256_i11/exclusive_sum/float32": ("exclusive_sum@b256_i11", "float32"),
+    "ScanLookBack/b256_i15/inclusive_sum/int32": ("inclusive_sum@b256_i15", "int32"),
+    "ScanLookBack/b256_i15/exclusive_sum/float32": ("exclusive_sum@b256_i15", "float32"),
+    "ScanLookBack/b256_i19/inclusive_sum/int32": ("inclusive_sum@b256_i19", "int32"),
+    "ScanLookBack/b256_i19/exclusive_sum/float32": ("exclusive_sum@b256_i19", "float32"),
+    "ScanLookBack/b512_i11/inclusive_sum/int32": ("inclusive_sum@b512_i11", "int32"),
+    "ScanLookBack/b512_i11/exclusive_sum/float32": ("exclusive_sum@b512_i11", "float32"),
+    "ScanByKey3Pass/inclusive_sum/int32-int32": ("inclusive_sum_by_key_3pass", "int32-int32"),
     "SegmentedReduce/sum/float32": ("segmented_sum", "float32"),
     "Select/flagged/int32": ("select_flagged", "int32"),
     "Select/partition_flagged/int32": ("partition_flagged", "int32"),
@@ -59,7 +76,7 @@ for i, f in enumerate(sys.argv[2:4]):
 print("%-15s %-14s %10s %11s %11s %11s %9s" % ("primitive", "type", "n", "hipgo_us", "cub_us", "cupy_us", "cub/hipgo"))
 for key in sorted(set(hip) | set(peers[0]), key=lambda k: (k[0], k[1], k[2])):
     h = statistics.median(hip[key]) if key in hip else None
-    peer = (key[0].removesuffix("_LSD"),) + key[1:]
+    peer = (key[0].removesuffix("_LSD").split("@")[0],) + key[1:]
     c, y = peers[0].get(peer), peers[1].get(peer)
     if key[0] == "exclusive_sum" and y is None:
         y = None

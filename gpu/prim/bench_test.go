@@ -141,17 +141,25 @@ func BenchmarkScan(b *testing.B) {
 
 // BenchmarkScan3Pass is the GPU's scan as reduce-then-scan (three
 // launches), and BenchmarkScanLookBack as one launch with decoupled
-// look-back; BenchmarkScan measures the default (singlePass).
+// look-back at a few tile shapes (work-items b, elements of 4 bytes a
+// work-item i; the default shape is the one BenchmarkScan measures).
 func BenchmarkScan3Pass(b *testing.B) {
 	defer func(old bool) { singlePass = old }(singlePass)
 	singlePass = false
 	b.Run("inclusive_sum/int32", func(b *testing.B) { benchScan[int32](b, false) })
+	b.Run("inclusive_sum/float32", func(b *testing.B) { benchScan[float32](b, false) })
 }
 
 func BenchmarkScanLookBack(b *testing.B) {
 	defer func(old bool) { singlePass = old }(singlePass)
 	singlePass = true
-	b.Run("inclusive_sum/int32", func(b *testing.B) { benchScan[int32](b, false) })
+	defer func(bl, i4 int) { lbBlock, lbItems4 = bl, i4 }(lbBlock, lbItems4)
+	for _, sh := range [][2]int{{128, 15}, {128, 23}, {192, 23}, {256, 11}, {256, 15}, {256, 19}, {512, 11}} {
+		lbBlock, lbItems4 = sh[0], sh[1]
+		name := fmt.Sprintf("b%d_i%d", sh[0], sh[1])
+		b.Run(name+"/inclusive_sum/int32", func(b *testing.B) { benchScan[int32](b, false) })
+		b.Run(name+"/exclusive_sum/float32", func(b *testing.B) { benchScan[float32](b, true) })
+	}
 }
 
 // BenchmarkSegmentedReduce sums segments of 1024 elements.
@@ -237,6 +245,14 @@ func BenchmarkScanByKey(b *testing.B) {
 			gputest.Benchmark(b, s, func() error { return InclusiveSumByKey(s, k, x, out) }, gputest.Bytes(12*int64(n)))
 		})
 	})
+}
+
+// BenchmarkScanByKey3Pass is BenchmarkScanByKey as reduce-then-scan
+// (three launches after the heads), beside the look-back's one.
+func BenchmarkScanByKey3Pass(b *testing.B) {
+	defer func(old bool) { singlePass = old }(singlePass)
+	singlePass = false
+	BenchmarkScanByKey(b)
 }
 
 func benchSortKeys[K Key](b *testing.B) {

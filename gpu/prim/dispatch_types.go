@@ -19,10 +19,11 @@ type (
 	sortCountLaunch[K any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[uint32], int, int, bool, int) error
 	sortKeysLaunch[K any]      = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[uint32], int, int, bool, int) error
 	histogramLaunch[T any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint32], bool, float64, float64, float64, int64, int64, int, int) error
-	scanLBLaunch[T any]        = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[uint32], bool, int) error
+	scanLBLaunch[T any]        = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[uint64], bool, bool, int) error
 	segReduceLaunch[T any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[int64], buffer.Array[T], T, int32, int) error
 	selectCountLaunch[T any]   = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[int64], int32, T, int) error
 	selectScatterLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[T], buffer.Array[int64], bool, bool, int32, T, buffer.Array[int64], buffer.Array[int64], buffer.Array[int64], bool, bool, int) error
+	segScanLBLaunch[T any]     = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[uint64], bool, bool, int) error
 	segScanLaunch[T any]       = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[T], buffer.Array[T], buffer.Array[uint8], buffer.Array[T], int32, bool, int, int) error
 	keyHeadsLaunch[K any]      = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[uint8], int) error
 	sortPairsLaunch[K, V any]  = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[V], buffer.Array[V], buffer.Array[uint32], int, int, bool, int) error
@@ -44,15 +45,16 @@ type numLaunchers[T any] struct {
 	selScatter selectScatterLaunch[T]
 	segScan    segScanLaunch[T]
 	scanLB     scanLBLaunch[T]
+	segScanLB  segScanLBLaunch[T]
 }
 
 var (
-	numI32 = numLaunchers[int32]{LaunchReduceI32, LaunchArgReduceI32, LaunchScanUpI32, LaunchScanI32, LaunchUnaryI32, LaunchBinaryI32, LaunchSegReduceI32, LaunchSelectCountI32, LaunchSelectScatterI32, LaunchSegScanI32, LaunchScanLBI32}
-	numU32 = numLaunchers[uint32]{LaunchReduceU32, LaunchArgReduceU32, LaunchScanUpU32, LaunchScanU32, LaunchUnaryU32, LaunchBinaryU32, LaunchSegReduceU32, LaunchSelectCountU32, LaunchSelectScatterU32, LaunchSegScanU32, LaunchScanLBU32}
-	numI64 = numLaunchers[int64]{LaunchReduceI64, LaunchArgReduceI64, LaunchScanUpI64, LaunchScanI64, LaunchUnaryI64, LaunchBinaryI64, LaunchSegReduceI64, LaunchSelectCountI64, LaunchSelectScatterI64, LaunchSegScanI64, LaunchScanLBI64}
-	numU64 = numLaunchers[uint64]{LaunchReduceU64, LaunchArgReduceU64, LaunchScanUpU64, LaunchScanU64, LaunchUnaryU64, LaunchBinaryU64, LaunchSegReduceU64, LaunchSelectCountU64, LaunchSelectScatterU64, LaunchSegScanU64, LaunchScanLBU64}
-	numF32 = numLaunchers[float32]{LaunchReduceF32, LaunchArgReduceF32, LaunchScanUpF32, LaunchScanF32, LaunchUnaryF32, LaunchBinaryF32, LaunchSegReduceF32, LaunchSelectCountF32, LaunchSelectScatterF32, LaunchSegScanF32, LaunchScanLBF32}
-	numF64 = numLaunchers[float64]{LaunchReduceF64, LaunchArgReduceF64, LaunchScanUpF64, LaunchScanF64, LaunchUnaryF64, LaunchBinaryF64, LaunchSegReduceF64, LaunchSelectCountF64, LaunchSelectScatterF64, LaunchSegScanF64, LaunchScanLBF64}
+	numI32 = numLaunchers[int32]{LaunchReduceI32, LaunchArgReduceI32, LaunchScanUpI32, LaunchScanI32, LaunchUnaryI32, LaunchBinaryI32, LaunchSegReduceI32, LaunchSelectCountI32, LaunchSelectScatterI32, LaunchSegScanI32, LaunchScanLBI32, LaunchSegScanLBI32}
+	numU32 = numLaunchers[uint32]{LaunchReduceU32, LaunchArgReduceU32, LaunchScanUpU32, LaunchScanU32, LaunchUnaryU32, LaunchBinaryU32, LaunchSegReduceU32, LaunchSelectCountU32, LaunchSelectScatterU32, LaunchSegScanU32, LaunchScanLBU32, LaunchSegScanLBU32}
+	numI64 = numLaunchers[int64]{LaunchReduceI64, LaunchArgReduceI64, LaunchScanUpI64, LaunchScanI64, LaunchUnaryI64, LaunchBinaryI64, LaunchSegReduceI64, LaunchSelectCountI64, LaunchSelectScatterI64, LaunchSegScanI64, LaunchScanLBI64, LaunchSegScanLBI64}
+	numU64 = numLaunchers[uint64]{LaunchReduceU64, LaunchArgReduceU64, LaunchScanUpU64, LaunchScanU64, LaunchUnaryU64, LaunchBinaryU64, LaunchSegReduceU64, LaunchSelectCountU64, LaunchSelectScatterU64, LaunchSegScanU64, LaunchScanLBU64, LaunchSegScanLBU64}
+	numF32 = numLaunchers[float32]{LaunchReduceF32, LaunchArgReduceF32, LaunchScanUpF32, LaunchScanF32, LaunchUnaryF32, LaunchBinaryF32, LaunchSegReduceF32, LaunchSelectCountF32, LaunchSelectScatterF32, LaunchSegScanF32, LaunchScanLBF32, LaunchSegScanLBF32}
+	numF64 = numLaunchers[float64]{LaunchReduceF64, LaunchArgReduceF64, LaunchScanUpF64, LaunchScanF64, LaunchUnaryF64, LaunchBinaryF64, LaunchSegReduceF64, LaunchSelectCountF64, LaunchSelectScatterF64, LaunchSegScanF64, LaunchScanLBF64, LaunchSegScanLBF64}
 )
 
 // numFor is T's launchers, nil where T is no numeric type of the package.

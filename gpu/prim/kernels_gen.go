@@ -20,24 +20,18 @@ import (
 //go:embed gen/prim.cu
 var goKernelsSource string
 
-//go:embed gen/prim.hipfb.zst
-var goKernelsObject0 string
-
 //go:embed gen/prim_sm90.ptx.zst
-var goKernelsObject1 string
-
-//go:embed gen/prim_sm80.ptx.zst
-var goKernelsObject2 string
+var goKernelsObject0 string
 
 // goKernels is the package's Go kernels in every form: the Go functions for
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "prim",
-	Set:     kernel.NewSet("prim", runLengthsKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel, sortHistI8Kernel, sweepKeysI8Kernel, sortHistU8Kernel, sweepKeysU8Kernel, sortHistI16Kernel, sweepKeysI16Kernel, sortHistU16Kernel, sweepKeysU16Kernel, sortHistI32Kernel, sweepKeysI32Kernel, sortHistU32Kernel, sweepKeysU32Kernel, sortHistI64Kernel, sweepKeysI64Kernel, sortHistU64Kernel, sweepKeysU64Kernel, sortHistF32Kernel, sweepKeysF32Kernel, sortHistF64Kernel, sweepKeysF64Kernel, sweepPairsI32I32Kernel, sweepPairsI32U32Kernel, sweepPairsI32I64Kernel, sweepPairsI32U64Kernel, sweepPairsI32F32Kernel, sweepPairsI32F64Kernel, sweepPairsU32I32Kernel, sweepPairsU32U32Kernel, sweepPairsU32I64Kernel, sweepPairsU32U64Kernel, sweepPairsU32F32Kernel, sweepPairsU32F64Kernel, sweepPairsI64I32Kernel, sweepPairsI64U32Kernel, sweepPairsI64I64Kernel, sweepPairsI64U64Kernel, sweepPairsI64F32Kernel, sweepPairsI64F64Kernel, sweepPairsU64I32Kernel, sweepPairsU64U32Kernel, sweepPairsU64I64Kernel, sweepPairsU64U64Kernel, sweepPairsU64F32Kernel, sweepPairsU64F64Kernel, sweepPairsF32I32Kernel, sweepPairsF32U32Kernel, sweepPairsF32I64Kernel, sweepPairsF32U64Kernel, sweepPairsF32F32Kernel, sweepPairsF32F64Kernel, sweepPairsF64I32Kernel, sweepPairsF64U32Kernel, sweepPairsF64I64Kernel, sweepPairsF64U64Kernel, sweepPairsF64F32Kernel, sweepPairsF64F64Kernel),
+	Set:     kernel.NewSet("prim", runLengthsKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, segScanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, segScanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, segScanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, segScanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, segScanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, segScanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel, sortHistI8Kernel, sweepKeysI8Kernel, sortHistU8Kernel, sweepKeysU8Kernel, sortHistI16Kernel, sweepKeysI16Kernel, sortHistU16Kernel, sweepKeysU16Kernel, sortHistI32Kernel, sweepKeysI32Kernel, sortHistU32Kernel, sweepKeysU32Kernel, sortHistI64Kernel, sweepKeysI64Kernel, sortHistU64Kernel, sweepKeysU64Kernel, sortHistF32Kernel, sweepKeysF32Kernel, sortHistF64Kernel, sweepKeysF64Kernel, sweepPairsI32I32Kernel, sweepPairsI32U32Kernel, sweepPairsI32I64Kernel, sweepPairsI32U64Kernel, sweepPairsI32F32Kernel, sweepPairsI32F64Kernel, sweepPairsU32I32Kernel, sweepPairsU32U32Kernel, sweepPairsU32I64Kernel, sweepPairsU32U64Kernel, sweepPairsU32F32Kernel, sweepPairsU32F64Kernel, sweepPairsI64I32Kernel, sweepPairsI64U32Kernel, sweepPairsI64I64Kernel, sweepPairsI64U64Kernel, sweepPairsI64F32Kernel, sweepPairsI64F64Kernel, sweepPairsU64I32Kernel, sweepPairsU64U32Kernel, sweepPairsU64I64Kernel, sweepPairsU64U64Kernel, sweepPairsU64F32Kernel, sweepPairsU64F64Kernel, sweepPairsF32I32Kernel, sweepPairsF32U32Kernel, sweepPairsF32I64Kernel, sweepPairsF32U64Kernel, sweepPairsF32F32Kernel, sweepPairsF32F64Kernel, sweepPairsF64I32Kernel, sweepPairsF64U32Kernel, sweepPairsF64I64Kernel, sweepPairsF64U64Kernel, sweepPairsF64F32Kernel, sweepPairsF64F64Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64"},
+	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "seg_scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "seg_scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "seg_scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "seg_scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "seg_scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "seg_scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64"},
 	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_sort.go", "kernels_types.go", "merge.go", "merge_with.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scan_with.go", "scratch.go", "segmented.go", "select.go", "sort.go", "sort_dispatch_types.go", "sort_onesweep.go", "sort_types.go", "transform.go", "with_device.go"},
-	Objects: []any{gokernel.Zstd("gen/prim.hipfb", goKernelsObject0, 26686136, "18062d9ccf772c10e9967a785f667aec94d32e2fd5ec45abde2c3b8e402d0ac7"), gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject1, 23745436, "a341466f0d7b432ac3cc3477e48a695e08afd92f75d87d16f84b6ce5f946972c"), gokernel.Zstd("gen/prim_sm80.ptx", goKernelsObject2, 23745436, "2604aa3bac7c097bd9a9c3ad1ca7f9017158f51bcc25ab85522247a33fffd153")},
+	Objects: []any{gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject0, 24597487, "863a6f2eb306fe75ba38c5ae085076bf8ad4d8e24945b732dc7c159f87f9ad5f")},
 })
 
 // runLengthsArgs is the kernarg layout of run_lengths's C++ entry point.
@@ -324,35 +318,38 @@ type scanLBI32Args struct {
 	in        rocr.ConstPtr[int32]
 	inLen     int64
 	out       rocr.Ptr[int32]
+	outLen    int64
 	agg       rocr.Ptr[int32]
 	incl      rocr.Ptr[int32]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBI32Kernel runs scanLBI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:57: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:60: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
 var scanLBI32Kernel = kernel.Define("scan_lbi32", func(b *kernel.Block, a *scanLBI32Args) {
 	f := kernelimpl.Frame[scanLBI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBI32Frame](t)
-		scanLBI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(256), kernelimpl.Lockstep())
+}, kernel.StaticShared(272), kernelimpl.Lockstep())
 
 // LaunchScanLBI32 launches scanLBI32 (kernels_types.go:53) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], agg buffer.Array[int32], incl buffer.Array[int32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], agg buffer.Array[int32], incl buffer.Array[int32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 0 (in): nil buffer")
 	}
@@ -365,20 +362,91 @@ func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 4 (states): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 5)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
 	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
+}
+
+// segScanLBI32Args is the kernarg layout of seg_scan_lbi32's C++ entry point.
+type segScanLBI32Args struct {
+	in        rocr.ConstPtr[int32]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	headsLen  int64
+	out       rocr.Ptr[int32]
+	outLen    int64
+	agg       rocr.Ptr[int32]
+	incl      rocr.Ptr[int32]
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	exclusive uint8
+	vec       uint8
+	tile      int64
+}
+
+// segScanLBI32Kernel runs segScanLBI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:78: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
+var segScanLBI32Kernel = kernel.Define("seg_scan_lbi32", func(b *kernel.Block, a *segScanLBI32Args) {
+	f := kernelimpl.Frame[segScanLBI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
+	f.p2 = kernelimpl.View(b, a.out, a.outLen)
+	f.p3 = kernelimpl.ViewRest(b, a.agg)
+	f.p4 = kernelimpl.ViewRest(b, a.incl)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = a.exclusive != 0
+	f.p7 = a.vec != 0
+	f.p8 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanLBI32Frame](t)
+		segScanLBI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+	})
+}, kernel.StaticShared(3216), kernelimpl.Lockstep())
+
+// LaunchSegScanLBI32 launches segScanLBI32 (kernels_types.go:68) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], heads buffer.Array[uint8], out buffer.Array[int32], agg buffer.Array[int32], incl buffer.Array[int32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 2 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 3 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 4 (incl): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 6)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
 }
 
 // unaryI32Args is the kernarg layout of unary_i32's C++ entry point.
@@ -418,7 +486,7 @@ var unaryI32Kernel = kernel.Define("unary_i32", func(b *kernel.Block, a *unaryI3
 	}
 })
 
-// LaunchUnaryI32 launches unaryI32 (kernels_types.go:63) on s: grid blocks of block threads, with
+// LaunchUnaryI32 launches unaryI32 (kernels_types.go:86) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], op int32, a int32, span int, vec bool) error {
@@ -428,7 +496,7 @@ func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_i32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 6)
+	ld, checked, err := goKernels.Prepare(s, 7)
 	if err != nil {
 		return err
 	}
@@ -438,7 +506,7 @@ func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
 }
 
 // binaryI32Args is the kernarg layout of binary_i32's C++ entry point.
@@ -478,7 +546,7 @@ var binaryI32Kernel = kernel.Define("binary_i32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryI32 launches binaryI32 (kernels_types.go:74) on s: grid blocks of block threads, with
+// LaunchBinaryI32 launches binaryI32 (kernels_types.go:97) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], y buffer.Array[int32], out buffer.Array[int32], op int32, span int, vec bool) error {
@@ -491,7 +559,7 @@ func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_i32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 7)
+	ld, checked, err := goKernels.Prepare(s, 8)
 	if err != nil {
 		return err
 	}
@@ -501,7 +569,7 @@ func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceI32Args is the kernarg layout of seg_reduce_i32's C++ entry point.
@@ -536,7 +604,7 @@ var segReduceI32Kernel = kernel.Define("seg_reduce_i32", func(b *kernel.Block, a
 	segReduceI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceI32 launches segReduceI32 (kernels_types.go:85) on s: grid blocks of block threads, with
+// LaunchSegReduceI32 launches segReduceI32 (kernels_types.go:108) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], offs buffer.Array[int64], out buffer.Array[int32], id int32, op int32, span int) error {
@@ -549,7 +617,7 @@ func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 8)
+	ld, checked, err := goKernels.Prepare(s, 9)
 	if err != nil {
 		return err
 	}
@@ -559,7 +627,7 @@ func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountI32Args is the kernarg layout of select_count_i32's C++ entry point.
@@ -593,7 +661,7 @@ var selectCountI32Kernel = kernel.Define("select_count_i32", func(b *kernel.Bloc
 	selectCountI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountI32 launches selectCountI32 (kernels_types.go:93) on s: grid blocks of block threads, with
+// LaunchSelectCountI32 launches selectCountI32 (kernels_types.go:116) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a int32, tile int) error {
@@ -606,7 +674,7 @@ func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i32 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 9)
+	ld, checked, err := goKernels.Prepare(s, 10)
 	if err != nil {
 		return err
 	}
@@ -616,7 +684,7 @@ func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterI32Args is the kernarg layout of select_scatter_i32's C++ entry point.
@@ -666,7 +734,7 @@ var selectScatterI32Kernel = kernel.Define("select_scatter_i32", func(b *kernel.
 	selectScatterI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterI32 launches selectScatterI32 (kernels_types.go:101) on s: grid blocks of block threads, with
+// LaunchSelectScatterI32 launches selectScatterI32 (kernels_types.go:124) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], out buffer.Array[int32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a int32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -691,7 +759,7 @@ func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 10)
+	ld, checked, err := goKernels.Prepare(s, 11)
 	if err != nil {
 		return err
 	}
@@ -701,7 +769,7 @@ func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
 }
 
 // segScanI32Args is the kernarg layout of seg_scan_i32's C++ entry point.
@@ -743,7 +811,7 @@ var segScanI32Kernel = kernel.Define("seg_scan_i32", func(b *kernel.Block, a *se
 	segScanI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanI32 launches segScanI32 (kernels_types.go:110) on s: grid blocks of block threads, with
+// LaunchSegScanI32 launches segScanI32 (kernels_types.go:133) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], heads buffer.Array[uint8], out buffer.Array[int32], sums buffer.Array[int32], sumHeads buffer.Array[uint8], carryIn buffer.Array[int32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -765,7 +833,7 @@ func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 11)
+	ld, checked, err := goKernels.Prepare(s, 12)
 	if err != nil {
 		return err
 	}
@@ -775,7 +843,7 @@ func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
 }
 
 // reduceU32Args is the kernarg layout of reduce_u32's C++ entry point.
@@ -790,7 +858,7 @@ type reduceU32Args struct {
 }
 
 // reduceU32Kernel runs reduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:124: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:147: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduceU32Args) {
 	f := kernelimpl.Frame[reduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -805,7 +873,7 @@ var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchReduceU32 launches reduceU32 (kernels_types.go:121) on s: grid blocks of block threads, with
+// LaunchReduceU32 launches reduceU32 (kernels_types.go:144) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], id uint32, op int32, span int, vec bool) error {
@@ -815,7 +883,7 @@ func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_u32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 12)
+	ld, checked, err := goKernels.Prepare(s, 13)
 	if err != nil {
 		return err
 	}
@@ -825,7 +893,7 @@ func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceU32Args is the kernarg layout of arg_reduce_u32's C++ entry point.
@@ -842,7 +910,7 @@ type argReduceU32Args struct {
 }
 
 // argReduceU32Kernel runs argReduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:138: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:161: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a *argReduceU32Args) {
 	f := kernelimpl.Frame[argReduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -859,7 +927,7 @@ var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:133) on s: grid blocks of block threads, with
+// LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:156) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], inI buffer.Array[int64], outV buffer.Array[uint32], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -875,7 +943,7 @@ func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_u32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 13)
+	ld, checked, err := goKernels.Prepare(s, 14)
 	if err != nil {
 		return err
 	}
@@ -885,7 +953,7 @@ func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpU32Args is the kernarg layout of scan_up_u32's C++ entry point.
@@ -915,7 +983,7 @@ var scanUpU32Kernel = kernel.Define("scan_up_u32", func(b *kernel.Block, a *scan
 	scanUpU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanUpU32 launches scanUpU32 (kernels_types.go:147) on s: grid blocks of block threads, with
+// LaunchScanUpU32 launches scanUpU32 (kernels_types.go:170) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], sums buffer.Array[uint32], tile int, tpb int) error {
@@ -925,7 +993,7 @@ func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_u32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 14)
+	ld, checked, err := goKernels.Prepare(s, 15)
 	if err != nil {
 		return err
 	}
@@ -935,7 +1003,7 @@ func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
 }
 
 // scanU32Args is the kernarg layout of scan_u32's C++ entry point.
@@ -971,7 +1039,7 @@ var scanU32Kernel = kernel.Define("scan_u32", func(b *kernel.Block, a *scanU32Ar
 	scanU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanU32 launches scanU32 (kernels_types.go:155) on s: grid blocks of block threads, with
+// LaunchScanU32 launches scanU32 (kernels_types.go:178) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], offs buffer.Array[uint32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -984,7 +1052,7 @@ func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_u32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 15)
+	ld, checked, err := goKernels.Prepare(s, 16)
 	if err != nil {
 		return err
 	}
@@ -994,7 +1062,7 @@ func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBU32Args is the kernarg layout of scan_lbu32's C++ entry point.
@@ -1002,35 +1070,38 @@ type scanLBU32Args struct {
 	in        rocr.ConstPtr[uint32]
 	inLen     int64
 	out       rocr.Ptr[uint32]
+	outLen    int64
 	agg       rocr.Ptr[uint32]
 	incl      rocr.Ptr[uint32]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBU32Kernel runs scanLBU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:168: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:194: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
 var scanLBU32Kernel = kernel.Define("scan_lbu32", func(b *kernel.Block, a *scanLBU32Args) {
 	f := kernelimpl.Frame[scanLBU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBU32Frame](t)
-		scanLBU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(256), kernelimpl.Lockstep())
+}, kernel.StaticShared(272), kernelimpl.Lockstep())
 
-// LaunchScanLBU32 launches scanLBU32 (kernels_types.go:164) on s: grid blocks of block threads, with
+// LaunchScanLBU32 launches scanLBU32 (kernels_types.go:187) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], agg buffer.Array[uint32], incl buffer.Array[uint32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], agg buffer.Array[uint32], incl buffer.Array[uint32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 0 (in): nil buffer")
 	}
@@ -1043,20 +1114,91 @@ func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 4 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 16)
+	ld, checked, err := goKernels.Prepare(s, 17)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
+}
+
+// segScanLBU32Args is the kernarg layout of seg_scan_lbu32's C++ entry point.
+type segScanLBU32Args struct {
+	in        rocr.ConstPtr[uint32]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	headsLen  int64
+	out       rocr.Ptr[uint32]
+	outLen    int64
+	agg       rocr.Ptr[uint32]
+	incl      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	exclusive uint8
+	vec       uint8
+	tile      int64
+}
+
+// segScanLBU32Kernel runs segScanLBU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:212: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
+var segScanLBU32Kernel = kernel.Define("seg_scan_lbu32", func(b *kernel.Block, a *segScanLBU32Args) {
+	f := kernelimpl.Frame[segScanLBU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
+	f.p2 = kernelimpl.View(b, a.out, a.outLen)
+	f.p3 = kernelimpl.ViewRest(b, a.agg)
+	f.p4 = kernelimpl.ViewRest(b, a.incl)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = a.exclusive != 0
+	f.p7 = a.vec != 0
+	f.p8 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanLBU32Frame](t)
+		segScanLBU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+	})
+}, kernel.StaticShared(3216), kernelimpl.Lockstep())
+
+// LaunchSegScanLBU32 launches segScanLBU32 (kernels_types.go:202) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], heads buffer.Array[uint8], out buffer.Array[uint32], agg buffer.Array[uint32], incl buffer.Array[uint32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 2 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 3 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 4 (incl): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 18)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
 }
 
 // unaryU32Args is the kernarg layout of unary_u32's C++ entry point.
@@ -1096,7 +1238,7 @@ var unaryU32Kernel = kernel.Define("unary_u32", func(b *kernel.Block, a *unaryU3
 	}
 })
 
-// LaunchUnaryU32 launches unaryU32 (kernels_types.go:174) on s: grid blocks of block threads, with
+// LaunchUnaryU32 launches unaryU32 (kernels_types.go:220) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], op int32, a uint32, span int, vec bool) error {
@@ -1106,7 +1248,7 @@ func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_u32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 17)
+	ld, checked, err := goKernels.Prepare(s, 19)
 	if err != nil {
 		return err
 	}
@@ -1116,7 +1258,7 @@ func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
 }
 
 // binaryU32Args is the kernarg layout of binary_u32's C++ entry point.
@@ -1156,7 +1298,7 @@ var binaryU32Kernel = kernel.Define("binary_u32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryU32 launches binaryU32 (kernels_types.go:185) on s: grid blocks of block threads, with
+// LaunchBinaryU32 launches binaryU32 (kernels_types.go:231) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint32], y buffer.Array[uint32], out buffer.Array[uint32], op int32, span int, vec bool) error {
@@ -1169,7 +1311,7 @@ func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_u32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 18)
+	ld, checked, err := goKernels.Prepare(s, 20)
 	if err != nil {
 		return err
 	}
@@ -1179,7 +1321,7 @@ func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceU32Args is the kernarg layout of seg_reduce_u32's C++ entry point.
@@ -1214,7 +1356,7 @@ var segReduceU32Kernel = kernel.Define("seg_reduce_u32", func(b *kernel.Block, a
 	segReduceU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceU32 launches segReduceU32 (kernels_types.go:196) on s: grid blocks of block threads, with
+// LaunchSegReduceU32 launches segReduceU32 (kernels_types.go:242) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], offs buffer.Array[int64], out buffer.Array[uint32], id uint32, op int32, span int) error {
@@ -1227,7 +1369,7 @@ func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 19)
+	ld, checked, err := goKernels.Prepare(s, 21)
 	if err != nil {
 		return err
 	}
@@ -1237,7 +1379,7 @@ func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountU32Args is the kernarg layout of select_count_u32's C++ entry point.
@@ -1271,7 +1413,7 @@ var selectCountU32Kernel = kernel.Define("select_count_u32", func(b *kernel.Bloc
 	selectCountU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountU32 launches selectCountU32 (kernels_types.go:204) on s: grid blocks of block threads, with
+// LaunchSelectCountU32 launches selectCountU32 (kernels_types.go:250) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a uint32, tile int) error {
@@ -1284,7 +1426,7 @@ func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u32 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 20)
+	ld, checked, err := goKernels.Prepare(s, 22)
 	if err != nil {
 		return err
 	}
@@ -1294,7 +1436,7 @@ func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterU32Args is the kernarg layout of select_scatter_u32's C++ entry point.
@@ -1344,7 +1486,7 @@ var selectScatterU32Kernel = kernel.Define("select_scatter_u32", func(b *kernel.
 	selectScatterU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterU32 launches selectScatterU32 (kernels_types.go:212) on s: grid blocks of block threads, with
+// LaunchSelectScatterU32 launches selectScatterU32 (kernels_types.go:258) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], out buffer.Array[uint32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a uint32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -1369,7 +1511,7 @@ func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 21)
+	ld, checked, err := goKernels.Prepare(s, 23)
 	if err != nil {
 		return err
 	}
@@ -1379,7 +1521,7 @@ func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 23, checked, grid, block, sharedMem, &args)
 }
 
 // segScanU32Args is the kernarg layout of seg_scan_u32's C++ entry point.
@@ -1421,7 +1563,7 @@ var segScanU32Kernel = kernel.Define("seg_scan_u32", func(b *kernel.Block, a *se
 	segScanU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanU32 launches segScanU32 (kernels_types.go:221) on s: grid blocks of block threads, with
+// LaunchSegScanU32 launches segScanU32 (kernels_types.go:267) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], heads buffer.Array[uint8], out buffer.Array[uint32], sums buffer.Array[uint32], sumHeads buffer.Array[uint8], carryIn buffer.Array[uint32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -1443,7 +1585,7 @@ func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 22)
+	ld, checked, err := goKernels.Prepare(s, 24)
 	if err != nil {
 		return err
 	}
@@ -1453,7 +1595,7 @@ func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 24, checked, grid, block, sharedMem, &args)
 }
 
 // reduceI64Args is the kernarg layout of reduce_i64's C++ entry point.
@@ -1468,7 +1610,7 @@ type reduceI64Args struct {
 }
 
 // reduceI64Kernel runs reduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:235: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:281: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduceI64Args) {
 	f := kernelimpl.Frame[reduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1483,7 +1625,7 @@ var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceI64 launches reduceI64 (kernels_types.go:232) on s: grid blocks of block threads, with
+// LaunchReduceI64 launches reduceI64 (kernels_types.go:278) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int, vec bool) error {
@@ -1493,7 +1635,7 @@ func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_i64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 23)
+	ld, checked, err := goKernels.Prepare(s, 25)
 	if err != nil {
 		return err
 	}
@@ -1503,7 +1645,7 @@ func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 23, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 25, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceI64Args is the kernarg layout of arg_reduce_i64's C++ entry point.
@@ -1520,7 +1662,7 @@ type argReduceI64Args struct {
 }
 
 // argReduceI64Kernel runs argReduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:249: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:295: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a *argReduceI64Args) {
 	f := kernelimpl.Frame[argReduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1537,7 +1679,7 @@ var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:244) on s: grid blocks of block threads, with
+// LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:290) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], inI buffer.Array[int64], outV buffer.Array[int64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -1553,7 +1695,7 @@ func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_i64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 24)
+	ld, checked, err := goKernels.Prepare(s, 26)
 	if err != nil {
 		return err
 	}
@@ -1563,7 +1705,7 @@ func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 24, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 26, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpI64Args is the kernarg layout of scan_up_i64's C++ entry point.
@@ -1593,7 +1735,7 @@ var scanUpI64Kernel = kernel.Define("scan_up_i64", func(b *kernel.Block, a *scan
 	scanUpI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpI64 launches scanUpI64 (kernels_types.go:258) on s: grid blocks of block threads, with
+// LaunchScanUpI64 launches scanUpI64 (kernels_types.go:304) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], sums buffer.Array[int64], tile int, tpb int) error {
@@ -1603,7 +1745,7 @@ func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_i64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 25)
+	ld, checked, err := goKernels.Prepare(s, 27)
 	if err != nil {
 		return err
 	}
@@ -1613,7 +1755,7 @@ func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 25, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
 }
 
 // scanI64Args is the kernarg layout of scan_i64's C++ entry point.
@@ -1649,7 +1791,7 @@ var scanI64Kernel = kernel.Define("scan_i64", func(b *kernel.Block, a *scanI64Ar
 	scanI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanI64 launches scanI64 (kernels_types.go:266) on s: grid blocks of block threads, with
+// LaunchScanI64 launches scanI64 (kernels_types.go:312) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], offs buffer.Array[int64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -1662,7 +1804,7 @@ func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_i64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 26)
+	ld, checked, err := goKernels.Prepare(s, 28)
 	if err != nil {
 		return err
 	}
@@ -1672,7 +1814,7 @@ func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 26, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 28, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBI64Args is the kernarg layout of scan_lbi64's C++ entry point.
@@ -1680,35 +1822,38 @@ type scanLBI64Args struct {
 	in        rocr.ConstPtr[int64]
 	inLen     int64
 	out       rocr.Ptr[int64]
+	outLen    int64
 	agg       rocr.Ptr[int64]
 	incl      rocr.Ptr[int64]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBI64Kernel runs scanLBI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:279: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:328: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
 var scanLBI64Kernel = kernel.Define("scan_lbi64", func(b *kernel.Block, a *scanLBI64Args) {
 	f := kernelimpl.Frame[scanLBI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBI64Frame](t)
-		scanLBI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(512), kernelimpl.Lockstep())
+}, kernel.StaticShared(528), kernelimpl.Lockstep())
 
-// LaunchScanLBI64 launches scanLBI64 (kernels_types.go:275) on s: grid blocks of block threads, with
+// LaunchScanLBI64 launches scanLBI64 (kernels_types.go:321) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], agg buffer.Array[int64], incl buffer.Array[int64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], agg buffer.Array[int64], incl buffer.Array[int64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 0 (in): nil buffer")
 	}
@@ -1721,20 +1866,91 @@ func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 4 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 27)
+	ld, checked, err := goKernels.Prepare(s, 29)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 29, checked, grid, block, sharedMem, &args)
+}
+
+// segScanLBI64Args is the kernarg layout of seg_scan_lbi64's C++ entry point.
+type segScanLBI64Args struct {
+	in        rocr.ConstPtr[int64]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	headsLen  int64
+	out       rocr.Ptr[int64]
+	outLen    int64
+	agg       rocr.Ptr[int64]
+	incl      rocr.Ptr[int64]
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	exclusive uint8
+	vec       uint8
+	tile      int64
+}
+
+// segScanLBI64Kernel runs segScanLBI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:346: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
+var segScanLBI64Kernel = kernel.Define("seg_scan_lbi64", func(b *kernel.Block, a *segScanLBI64Args) {
+	f := kernelimpl.Frame[segScanLBI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
+	f.p2 = kernelimpl.View(b, a.out, a.outLen)
+	f.p3 = kernelimpl.ViewRest(b, a.agg)
+	f.p4 = kernelimpl.ViewRest(b, a.incl)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = a.exclusive != 0
+	f.p7 = a.vec != 0
+	f.p8 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanLBI64Frame](t)
+		segScanLBI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+	})
+}, kernel.StaticShared(3472), kernelimpl.Lockstep())
+
+// LaunchSegScanLBI64 launches segScanLBI64 (kernels_types.go:336) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], heads buffer.Array[uint8], out buffer.Array[int64], agg buffer.Array[int64], incl buffer.Array[int64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 2 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 3 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 4 (incl): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 30)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 30, checked, grid, block, sharedMem, &args)
 }
 
 // unaryI64Args is the kernarg layout of unary_i64's C++ entry point.
@@ -1774,7 +1990,7 @@ var unaryI64Kernel = kernel.Define("unary_i64", func(b *kernel.Block, a *unaryI6
 	}
 })
 
-// LaunchUnaryI64 launches unaryI64 (kernels_types.go:285) on s: grid blocks of block threads, with
+// LaunchUnaryI64 launches unaryI64 (kernels_types.go:354) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], op int32, a int64, span int, vec bool) error {
@@ -1784,7 +2000,7 @@ func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_i64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 28)
+	ld, checked, err := goKernels.Prepare(s, 31)
 	if err != nil {
 		return err
 	}
@@ -1794,7 +2010,7 @@ func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 28, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 31, checked, grid, block, sharedMem, &args)
 }
 
 // binaryI64Args is the kernarg layout of binary_i64's C++ entry point.
@@ -1834,7 +2050,7 @@ var binaryI64Kernel = kernel.Define("binary_i64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryI64 launches binaryI64 (kernels_types.go:296) on s: grid blocks of block threads, with
+// LaunchBinaryI64 launches binaryI64 (kernels_types.go:365) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int64], y buffer.Array[int64], out buffer.Array[int64], op int32, span int, vec bool) error {
@@ -1847,7 +2063,7 @@ func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_i64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 29)
+	ld, checked, err := goKernels.Prepare(s, 32)
 	if err != nil {
 		return err
 	}
@@ -1857,7 +2073,7 @@ func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 29, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 32, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceI64Args is the kernarg layout of seg_reduce_i64's C++ entry point.
@@ -1892,7 +2108,7 @@ var segReduceI64Kernel = kernel.Define("seg_reduce_i64", func(b *kernel.Block, a
 	segReduceI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceI64 launches segReduceI64 (kernels_types.go:307) on s: grid blocks of block threads, with
+// LaunchSegReduceI64 launches segReduceI64 (kernels_types.go:376) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], offs buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int) error {
@@ -1905,7 +2121,7 @@ func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 30)
+	ld, checked, err := goKernels.Prepare(s, 33)
 	if err != nil {
 		return err
 	}
@@ -1915,7 +2131,7 @@ func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 30, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 33, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountI64Args is the kernarg layout of select_count_i64's C++ entry point.
@@ -1949,7 +2165,7 @@ var selectCountI64Kernel = kernel.Define("select_count_i64", func(b *kernel.Bloc
 	selectCountI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountI64 launches selectCountI64 (kernels_types.go:315) on s: grid blocks of block threads, with
+// LaunchSelectCountI64 launches selectCountI64 (kernels_types.go:384) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a int64, tile int) error {
@@ -1962,7 +2178,7 @@ func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i64 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 31)
+	ld, checked, err := goKernels.Prepare(s, 34)
 	if err != nil {
 		return err
 	}
@@ -1972,7 +2188,7 @@ func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 31, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 34, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterI64Args is the kernarg layout of select_scatter_i64's C++ entry point.
@@ -2022,7 +2238,7 @@ var selectScatterI64Kernel = kernel.Define("select_scatter_i64", func(b *kernel.
 	selectScatterI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterI64 launches selectScatterI64 (kernels_types.go:323) on s: grid blocks of block threads, with
+// LaunchSelectScatterI64 launches selectScatterI64 (kernels_types.go:392) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], out buffer.Array[int64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a int64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -2047,7 +2263,7 @@ func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 32)
+	ld, checked, err := goKernels.Prepare(s, 35)
 	if err != nil {
 		return err
 	}
@@ -2057,7 +2273,7 @@ func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 32, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 35, checked, grid, block, sharedMem, &args)
 }
 
 // segScanI64Args is the kernarg layout of seg_scan_i64's C++ entry point.
@@ -2099,7 +2315,7 @@ var segScanI64Kernel = kernel.Define("seg_scan_i64", func(b *kernel.Block, a *se
 	segScanI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanI64 launches segScanI64 (kernels_types.go:332) on s: grid blocks of block threads, with
+// LaunchSegScanI64 launches segScanI64 (kernels_types.go:401) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], heads buffer.Array[uint8], out buffer.Array[int64], sums buffer.Array[int64], sumHeads buffer.Array[uint8], carryIn buffer.Array[int64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -2121,7 +2337,7 @@ func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 33)
+	ld, checked, err := goKernels.Prepare(s, 36)
 	if err != nil {
 		return err
 	}
@@ -2131,7 +2347,7 @@ func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 33, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 36, checked, grid, block, sharedMem, &args)
 }
 
 // reduceU64Args is the kernarg layout of reduce_u64's C++ entry point.
@@ -2146,7 +2362,7 @@ type reduceU64Args struct {
 }
 
 // reduceU64Kernel runs reduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:346: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:415: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduceU64Args) {
 	f := kernelimpl.Frame[reduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2161,7 +2377,7 @@ var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceU64 launches reduceU64 (kernels_types.go:343) on s: grid blocks of block threads, with
+// LaunchReduceU64 launches reduceU64 (kernels_types.go:412) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], id uint64, op int32, span int, vec bool) error {
@@ -2171,7 +2387,7 @@ func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_u64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 34)
+	ld, checked, err := goKernels.Prepare(s, 37)
 	if err != nil {
 		return err
 	}
@@ -2181,7 +2397,7 @@ func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 34, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 37, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceU64Args is the kernarg layout of arg_reduce_u64's C++ entry point.
@@ -2198,7 +2414,7 @@ type argReduceU64Args struct {
 }
 
 // argReduceU64Kernel runs argReduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:360: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:429: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a *argReduceU64Args) {
 	f := kernelimpl.Frame[argReduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2215,7 +2431,7 @@ var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:355) on s: grid blocks of block threads, with
+// LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:424) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], inI buffer.Array[int64], outV buffer.Array[uint64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -2231,7 +2447,7 @@ func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_u64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 35)
+	ld, checked, err := goKernels.Prepare(s, 38)
 	if err != nil {
 		return err
 	}
@@ -2241,7 +2457,7 @@ func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 35, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpU64Args is the kernarg layout of scan_up_u64's C++ entry point.
@@ -2271,7 +2487,7 @@ var scanUpU64Kernel = kernel.Define("scan_up_u64", func(b *kernel.Block, a *scan
 	scanUpU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpU64 launches scanUpU64 (kernels_types.go:369) on s: grid blocks of block threads, with
+// LaunchScanUpU64 launches scanUpU64 (kernels_types.go:438) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], sums buffer.Array[uint64], tile int, tpb int) error {
@@ -2281,7 +2497,7 @@ func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_u64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 36)
+	ld, checked, err := goKernels.Prepare(s, 39)
 	if err != nil {
 		return err
 	}
@@ -2291,7 +2507,7 @@ func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 36, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 39, checked, grid, block, sharedMem, &args)
 }
 
 // scanU64Args is the kernarg layout of scan_u64's C++ entry point.
@@ -2327,7 +2543,7 @@ var scanU64Kernel = kernel.Define("scan_u64", func(b *kernel.Block, a *scanU64Ar
 	scanU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanU64 launches scanU64 (kernels_types.go:377) on s: grid blocks of block threads, with
+// LaunchScanU64 launches scanU64 (kernels_types.go:446) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], offs buffer.Array[uint64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -2340,7 +2556,7 @@ func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_u64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 37)
+	ld, checked, err := goKernels.Prepare(s, 40)
 	if err != nil {
 		return err
 	}
@@ -2350,7 +2566,7 @@ func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 37, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 40, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBU64Args is the kernarg layout of scan_lbu64's C++ entry point.
@@ -2358,35 +2574,38 @@ type scanLBU64Args struct {
 	in        rocr.ConstPtr[uint64]
 	inLen     int64
 	out       rocr.Ptr[uint64]
+	outLen    int64
 	agg       rocr.Ptr[uint64]
 	incl      rocr.Ptr[uint64]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBU64Kernel runs scanLBU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:390: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:462: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
 var scanLBU64Kernel = kernel.Define("scan_lbu64", func(b *kernel.Block, a *scanLBU64Args) {
 	f := kernelimpl.Frame[scanLBU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBU64Frame](t)
-		scanLBU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(512), kernelimpl.Lockstep())
+}, kernel.StaticShared(528), kernelimpl.Lockstep())
 
-// LaunchScanLBU64 launches scanLBU64 (kernels_types.go:386) on s: grid blocks of block threads, with
+// LaunchScanLBU64 launches scanLBU64 (kernels_types.go:455) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], agg buffer.Array[uint64], incl buffer.Array[uint64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], agg buffer.Array[uint64], incl buffer.Array[uint64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 0 (in): nil buffer")
 	}
@@ -2399,20 +2618,91 @@ func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 4 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 38)
+	ld, checked, err := goKernels.Prepare(s, 41)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 41, checked, grid, block, sharedMem, &args)
+}
+
+// segScanLBU64Args is the kernarg layout of seg_scan_lbu64's C++ entry point.
+type segScanLBU64Args struct {
+	in        rocr.ConstPtr[uint64]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	headsLen  int64
+	out       rocr.Ptr[uint64]
+	outLen    int64
+	agg       rocr.Ptr[uint64]
+	incl      rocr.Ptr[uint64]
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	exclusive uint8
+	vec       uint8
+	tile      int64
+}
+
+// segScanLBU64Kernel runs segScanLBU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:480: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
+var segScanLBU64Kernel = kernel.Define("seg_scan_lbu64", func(b *kernel.Block, a *segScanLBU64Args) {
+	f := kernelimpl.Frame[segScanLBU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
+	f.p2 = kernelimpl.View(b, a.out, a.outLen)
+	f.p3 = kernelimpl.ViewRest(b, a.agg)
+	f.p4 = kernelimpl.ViewRest(b, a.incl)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = a.exclusive != 0
+	f.p7 = a.vec != 0
+	f.p8 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanLBU64Frame](t)
+		segScanLBU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+	})
+}, kernel.StaticShared(3472), kernelimpl.Lockstep())
+
+// LaunchSegScanLBU64 launches segScanLBU64 (kernels_types.go:470) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], heads buffer.Array[uint8], out buffer.Array[uint64], agg buffer.Array[uint64], incl buffer.Array[uint64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 2 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 3 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 4 (incl): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 42)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 42, checked, grid, block, sharedMem, &args)
 }
 
 // unaryU64Args is the kernarg layout of unary_u64's C++ entry point.
@@ -2452,7 +2742,7 @@ var unaryU64Kernel = kernel.Define("unary_u64", func(b *kernel.Block, a *unaryU6
 	}
 })
 
-// LaunchUnaryU64 launches unaryU64 (kernels_types.go:396) on s: grid blocks of block threads, with
+// LaunchUnaryU64 launches unaryU64 (kernels_types.go:488) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], op int32, a uint64, span int, vec bool) error {
@@ -2462,7 +2752,7 @@ func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_u64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 39)
+	ld, checked, err := goKernels.Prepare(s, 43)
 	if err != nil {
 		return err
 	}
@@ -2472,7 +2762,7 @@ func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 39, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 43, checked, grid, block, sharedMem, &args)
 }
 
 // binaryU64Args is the kernarg layout of binary_u64's C++ entry point.
@@ -2512,7 +2802,7 @@ var binaryU64Kernel = kernel.Define("binary_u64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryU64 launches binaryU64 (kernels_types.go:407) on s: grid blocks of block threads, with
+// LaunchBinaryU64 launches binaryU64 (kernels_types.go:499) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint64], y buffer.Array[uint64], out buffer.Array[uint64], op int32, span int, vec bool) error {
@@ -2525,7 +2815,7 @@ func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_u64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 40)
+	ld, checked, err := goKernels.Prepare(s, 44)
 	if err != nil {
 		return err
 	}
@@ -2535,7 +2825,7 @@ func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 40, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 44, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceU64Args is the kernarg layout of seg_reduce_u64's C++ entry point.
@@ -2570,7 +2860,7 @@ var segReduceU64Kernel = kernel.Define("seg_reduce_u64", func(b *kernel.Block, a
 	segReduceU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceU64 launches segReduceU64 (kernels_types.go:418) on s: grid blocks of block threads, with
+// LaunchSegReduceU64 launches segReduceU64 (kernels_types.go:510) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], offs buffer.Array[int64], out buffer.Array[uint64], id uint64, op int32, span int) error {
@@ -2583,7 +2873,7 @@ func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 41)
+	ld, checked, err := goKernels.Prepare(s, 45)
 	if err != nil {
 		return err
 	}
@@ -2593,7 +2883,7 @@ func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 41, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 45, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountU64Args is the kernarg layout of select_count_u64's C++ entry point.
@@ -2627,7 +2917,7 @@ var selectCountU64Kernel = kernel.Define("select_count_u64", func(b *kernel.Bloc
 	selectCountU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountU64 launches selectCountU64 (kernels_types.go:426) on s: grid blocks of block threads, with
+// LaunchSelectCountU64 launches selectCountU64 (kernels_types.go:518) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a uint64, tile int) error {
@@ -2640,7 +2930,7 @@ func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u64 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 42)
+	ld, checked, err := goKernels.Prepare(s, 46)
 	if err != nil {
 		return err
 	}
@@ -2650,7 +2940,7 @@ func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 42, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 46, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterU64Args is the kernarg layout of select_scatter_u64's C++ entry point.
@@ -2700,7 +2990,7 @@ var selectScatterU64Kernel = kernel.Define("select_scatter_u64", func(b *kernel.
 	selectScatterU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterU64 launches selectScatterU64 (kernels_types.go:434) on s: grid blocks of block threads, with
+// LaunchSelectScatterU64 launches selectScatterU64 (kernels_types.go:526) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], out buffer.Array[uint64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a uint64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -2725,7 +3015,7 @@ func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 43)
+	ld, checked, err := goKernels.Prepare(s, 47)
 	if err != nil {
 		return err
 	}
@@ -2735,7 +3025,7 @@ func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 43, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 47, checked, grid, block, sharedMem, &args)
 }
 
 // segScanU64Args is the kernarg layout of seg_scan_u64's C++ entry point.
@@ -2777,7 +3067,7 @@ var segScanU64Kernel = kernel.Define("seg_scan_u64", func(b *kernel.Block, a *se
 	segScanU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanU64 launches segScanU64 (kernels_types.go:443) on s: grid blocks of block threads, with
+// LaunchSegScanU64 launches segScanU64 (kernels_types.go:535) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], heads buffer.Array[uint8], out buffer.Array[uint64], sums buffer.Array[uint64], sumHeads buffer.Array[uint8], carryIn buffer.Array[uint64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -2799,7 +3089,7 @@ func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 44)
+	ld, checked, err := goKernels.Prepare(s, 48)
 	if err != nil {
 		return err
 	}
@@ -2809,7 +3099,7 @@ func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 44, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 48, checked, grid, block, sharedMem, &args)
 }
 
 // reduceF32Args is the kernarg layout of reduce_f32's C++ entry point.
@@ -2824,7 +3114,7 @@ type reduceF32Args struct {
 }
 
 // reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:457: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:549: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
 	f := kernelimpl.Frame[reduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2839,7 +3129,7 @@ var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchReduceF32 launches reduceF32 (kernels_types.go:454) on s: grid blocks of block threads, with
+// LaunchReduceF32 launches reduceF32 (kernels_types.go:546) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], id float32, op int32, span int, vec bool) error {
@@ -2849,7 +3139,7 @@ func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 45)
+	ld, checked, err := goKernels.Prepare(s, 49)
 	if err != nil {
 		return err
 	}
@@ -2859,7 +3149,7 @@ func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 45, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceF32Args is the kernarg layout of arg_reduce_f32's C++ entry point.
@@ -2876,7 +3166,7 @@ type argReduceF32Args struct {
 }
 
 // argReduceF32Kernel runs argReduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:471: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:563: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a *argReduceF32Args) {
 	f := kernelimpl.Frame[argReduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2893,7 +3183,7 @@ var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:466) on s: grid blocks of block threads, with
+// LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:558) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], inI buffer.Array[int64], outV buffer.Array[float32], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -2909,7 +3199,7 @@ func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_f32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 46)
+	ld, checked, err := goKernels.Prepare(s, 50)
 	if err != nil {
 		return err
 	}
@@ -2919,7 +3209,7 @@ func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 46, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 50, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpF32Args is the kernarg layout of scan_up_f32's C++ entry point.
@@ -2949,7 +3239,7 @@ var scanUpF32Kernel = kernel.Define("scan_up_f32", func(b *kernel.Block, a *scan
 	scanUpF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanUpF32 launches scanUpF32 (kernels_types.go:480) on s: grid blocks of block threads, with
+// LaunchScanUpF32 launches scanUpF32 (kernels_types.go:572) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], sums buffer.Array[float32], tile int, tpb int) error {
@@ -2959,7 +3249,7 @@ func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_f32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 47)
+	ld, checked, err := goKernels.Prepare(s, 51)
 	if err != nil {
 		return err
 	}
@@ -2969,7 +3259,7 @@ func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 47, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 51, checked, grid, block, sharedMem, &args)
 }
 
 // scanF32Args is the kernarg layout of scan_f32's C++ entry point.
@@ -3005,7 +3295,7 @@ var scanF32Kernel = kernel.Define("scan_f32", func(b *kernel.Block, a *scanF32Ar
 	scanF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanF32 launches scanF32 (kernels_types.go:488) on s: grid blocks of block threads, with
+// LaunchScanF32 launches scanF32 (kernels_types.go:580) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], offs buffer.Array[float32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -3018,7 +3308,7 @@ func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_f32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 48)
+	ld, checked, err := goKernels.Prepare(s, 52)
 	if err != nil {
 		return err
 	}
@@ -3028,7 +3318,7 @@ func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 48, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 52, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBF32Args is the kernarg layout of scan_lbf32's C++ entry point.
@@ -3036,35 +3326,38 @@ type scanLBF32Args struct {
 	in        rocr.ConstPtr[float32]
 	inLen     int64
 	out       rocr.Ptr[float32]
+	outLen    int64
 	agg       rocr.Ptr[float32]
 	incl      rocr.Ptr[float32]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBF32Kernel runs scanLBF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:501: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:596: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
 var scanLBF32Kernel = kernel.Define("scan_lbf32", func(b *kernel.Block, a *scanLBF32Args) {
 	f := kernelimpl.Frame[scanLBF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBF32Frame](t)
-		scanLBF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(256), kernelimpl.Lockstep())
+}, kernel.StaticShared(272), kernelimpl.Lockstep())
 
-// LaunchScanLBF32 launches scanLBF32 (kernels_types.go:497) on s: grid blocks of block threads, with
+// LaunchScanLBF32 launches scanLBF32 (kernels_types.go:589) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], agg buffer.Array[float32], incl buffer.Array[float32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], agg buffer.Array[float32], incl buffer.Array[float32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 0 (in): nil buffer")
 	}
@@ -3077,20 +3370,91 @@ func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 4 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 49)
+	ld, checked, err := goKernels.Prepare(s, 53)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 53, checked, grid, block, sharedMem, &args)
+}
+
+// segScanLBF32Args is the kernarg layout of seg_scan_lbf32's C++ entry point.
+type segScanLBF32Args struct {
+	in        rocr.ConstPtr[float32]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	headsLen  int64
+	out       rocr.Ptr[float32]
+	outLen    int64
+	agg       rocr.Ptr[float32]
+	incl      rocr.Ptr[float32]
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	exclusive uint8
+	vec       uint8
+	tile      int64
+}
+
+// segScanLBF32Kernel runs segScanLBF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:614: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
+var segScanLBF32Kernel = kernel.Define("seg_scan_lbf32", func(b *kernel.Block, a *segScanLBF32Args) {
+	f := kernelimpl.Frame[segScanLBF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
+	f.p2 = kernelimpl.View(b, a.out, a.outLen)
+	f.p3 = kernelimpl.ViewRest(b, a.agg)
+	f.p4 = kernelimpl.ViewRest(b, a.incl)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = a.exclusive != 0
+	f.p7 = a.vec != 0
+	f.p8 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanLBF32Frame](t)
+		segScanLBF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+	})
+}, kernel.StaticShared(3216), kernelimpl.Lockstep())
+
+// LaunchSegScanLBF32 launches segScanLBF32 (kernels_types.go:604) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], heads buffer.Array[uint8], out buffer.Array[float32], agg buffer.Array[float32], incl buffer.Array[float32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 2 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 3 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 4 (incl): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 54)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 54, checked, grid, block, sharedMem, &args)
 }
 
 // unaryF32Args is the kernarg layout of unary_f32's C++ entry point.
@@ -3130,7 +3494,7 @@ var unaryF32Kernel = kernel.Define("unary_f32", func(b *kernel.Block, a *unaryF3
 	}
 })
 
-// LaunchUnaryF32 launches unaryF32 (kernels_types.go:507) on s: grid blocks of block threads, with
+// LaunchUnaryF32 launches unaryF32 (kernels_types.go:622) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], op int32, a float32, span int, vec bool) error {
@@ -3140,7 +3504,7 @@ func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_f32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 50)
+	ld, checked, err := goKernels.Prepare(s, 55)
 	if err != nil {
 		return err
 	}
@@ -3150,7 +3514,7 @@ func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 50, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 55, checked, grid, block, sharedMem, &args)
 }
 
 // binaryF32Args is the kernarg layout of binary_f32's C++ entry point.
@@ -3190,7 +3554,7 @@ var binaryF32Kernel = kernel.Define("binary_f32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryF32 launches binaryF32 (kernels_types.go:518) on s: grid blocks of block threads, with
+// LaunchBinaryF32 launches binaryF32 (kernels_types.go:633) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], out buffer.Array[float32], op int32, span int, vec bool) error {
@@ -3203,7 +3567,7 @@ func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_f32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 51)
+	ld, checked, err := goKernels.Prepare(s, 56)
 	if err != nil {
 		return err
 	}
@@ -3213,7 +3577,7 @@ func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 51, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 56, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceF32Args is the kernarg layout of seg_reduce_f32's C++ entry point.
@@ -3248,7 +3612,7 @@ var segReduceF32Kernel = kernel.Define("seg_reduce_f32", func(b *kernel.Block, a
 	segReduceF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceF32 launches segReduceF32 (kernels_types.go:529) on s: grid blocks of block threads, with
+// LaunchSegReduceF32 launches segReduceF32 (kernels_types.go:644) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], offs buffer.Array[int64], out buffer.Array[float32], id float32, op int32, span int) error {
@@ -3261,7 +3625,7 @@ func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 52)
+	ld, checked, err := goKernels.Prepare(s, 57)
 	if err != nil {
 		return err
 	}
@@ -3271,7 +3635,7 @@ func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 52, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 57, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountF32Args is the kernarg layout of select_count_f32's C++ entry point.
@@ -3305,7 +3669,7 @@ var selectCountF32Kernel = kernel.Define("select_count_f32", func(b *kernel.Bloc
 	selectCountF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountF32 launches selectCountF32 (kernels_types.go:537) on s: grid blocks of block threads, with
+// LaunchSelectCountF32 launches selectCountF32 (kernels_types.go:652) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a float32, tile int) error {
@@ -3318,7 +3682,7 @@ func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f32 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 53)
+	ld, checked, err := goKernels.Prepare(s, 58)
 	if err != nil {
 		return err
 	}
@@ -3328,7 +3692,7 @@ func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 53, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 58, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterF32Args is the kernarg layout of select_scatter_f32's C++ entry point.
@@ -3378,7 +3742,7 @@ var selectScatterF32Kernel = kernel.Define("select_scatter_f32", func(b *kernel.
 	selectScatterF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterF32 launches selectScatterF32 (kernels_types.go:545) on s: grid blocks of block threads, with
+// LaunchSelectScatterF32 launches selectScatterF32 (kernels_types.go:660) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], out buffer.Array[float32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a float32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -3403,7 +3767,7 @@ func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 54)
+	ld, checked, err := goKernels.Prepare(s, 59)
 	if err != nil {
 		return err
 	}
@@ -3413,7 +3777,7 @@ func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 54, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 59, checked, grid, block, sharedMem, &args)
 }
 
 // segScanF32Args is the kernarg layout of seg_scan_f32's C++ entry point.
@@ -3455,7 +3819,7 @@ var segScanF32Kernel = kernel.Define("seg_scan_f32", func(b *kernel.Block, a *se
 	segScanF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanF32 launches segScanF32 (kernels_types.go:554) on s: grid blocks of block threads, with
+// LaunchSegScanF32 launches segScanF32 (kernels_types.go:669) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], heads buffer.Array[uint8], out buffer.Array[float32], sums buffer.Array[float32], sumHeads buffer.Array[uint8], carryIn buffer.Array[float32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -3477,7 +3841,7 @@ func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 55)
+	ld, checked, err := goKernels.Prepare(s, 60)
 	if err != nil {
 		return err
 	}
@@ -3487,7 +3851,7 @@ func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 55, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
 }
 
 // reduceF64Args is the kernarg layout of reduce_f64's C++ entry point.
@@ -3502,7 +3866,7 @@ type reduceF64Args struct {
 }
 
 // reduceF64Kernel runs reduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:568: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:683: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduceF64Args) {
 	f := kernelimpl.Frame[reduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3517,7 +3881,7 @@ var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceF64 launches reduceF64 (kernels_types.go:565) on s: grid blocks of block threads, with
+// LaunchReduceF64 launches reduceF64 (kernels_types.go:680) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], id float64, op int32, span int, vec bool) error {
@@ -3527,7 +3891,7 @@ func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 56)
+	ld, checked, err := goKernels.Prepare(s, 61)
 	if err != nil {
 		return err
 	}
@@ -3537,7 +3901,7 @@ func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 56, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 61, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceF64Args is the kernarg layout of arg_reduce_f64's C++ entry point.
@@ -3554,7 +3918,7 @@ type argReduceF64Args struct {
 }
 
 // argReduceF64Kernel runs argReduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:582: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:697: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a *argReduceF64Args) {
 	f := kernelimpl.Frame[argReduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3571,7 +3935,7 @@ var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:577) on s: grid blocks of block threads, with
+// LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:692) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], inI buffer.Array[int64], outV buffer.Array[float64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -3587,7 +3951,7 @@ func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_f64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 57)
+	ld, checked, err := goKernels.Prepare(s, 62)
 	if err != nil {
 		return err
 	}
@@ -3597,7 +3961,7 @@ func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 57, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 62, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpF64Args is the kernarg layout of scan_up_f64's C++ entry point.
@@ -3627,7 +3991,7 @@ var scanUpF64Kernel = kernel.Define("scan_up_f64", func(b *kernel.Block, a *scan
 	scanUpF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpF64 launches scanUpF64 (kernels_types.go:591) on s: grid blocks of block threads, with
+// LaunchScanUpF64 launches scanUpF64 (kernels_types.go:706) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], sums buffer.Array[float64], tile int, tpb int) error {
@@ -3637,7 +4001,7 @@ func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_f64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 58)
+	ld, checked, err := goKernels.Prepare(s, 63)
 	if err != nil {
 		return err
 	}
@@ -3647,7 +4011,7 @@ func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 58, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 63, checked, grid, block, sharedMem, &args)
 }
 
 // scanF64Args is the kernarg layout of scan_f64's C++ entry point.
@@ -3683,7 +4047,7 @@ var scanF64Kernel = kernel.Define("scan_f64", func(b *kernel.Block, a *scanF64Ar
 	scanF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanF64 launches scanF64 (kernels_types.go:599) on s: grid blocks of block threads, with
+// LaunchScanF64 launches scanF64 (kernels_types.go:714) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], offs buffer.Array[float64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -3696,7 +4060,7 @@ func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_f64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 59)
+	ld, checked, err := goKernels.Prepare(s, 64)
 	if err != nil {
 		return err
 	}
@@ -3706,7 +4070,7 @@ func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 59, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 64, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBF64Args is the kernarg layout of scan_lbf64's C++ entry point.
@@ -3714,35 +4078,38 @@ type scanLBF64Args struct {
 	in        rocr.ConstPtr[float64]
 	inLen     int64
 	out       rocr.Ptr[float64]
+	outLen    int64
 	agg       rocr.Ptr[float64]
 	incl      rocr.Ptr[float64]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBF64Kernel runs scanLBF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:612: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:730: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
 var scanLBF64Kernel = kernel.Define("scan_lbf64", func(b *kernel.Block, a *scanLBF64Args) {
 	f := kernelimpl.Frame[scanLBF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBF64Frame](t)
-		scanLBF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(512), kernelimpl.Lockstep())
+}, kernel.StaticShared(528), kernelimpl.Lockstep())
 
-// LaunchScanLBF64 launches scanLBF64 (kernels_types.go:608) on s: grid blocks of block threads, with
+// LaunchScanLBF64 launches scanLBF64 (kernels_types.go:723) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], agg buffer.Array[float64], incl buffer.Array[float64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], agg buffer.Array[float64], incl buffer.Array[float64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 0 (in): nil buffer")
 	}
@@ -3755,20 +4122,91 @@ func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 4 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 60)
+	ld, checked, err := goKernels.Prepare(s, 65)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 65, checked, grid, block, sharedMem, &args)
+}
+
+// segScanLBF64Args is the kernarg layout of seg_scan_lbf64's C++ entry point.
+type segScanLBF64Args struct {
+	in        rocr.ConstPtr[float64]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	headsLen  int64
+	out       rocr.Ptr[float64]
+	outLen    int64
+	agg       rocr.Ptr[float64]
+	incl      rocr.Ptr[float64]
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	exclusive uint8
+	vec       uint8
+	tile      int64
+}
+
+// segScanLBF64Kernel runs segScanLBF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:748: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
+var segScanLBF64Kernel = kernel.Define("seg_scan_lbf64", func(b *kernel.Block, a *segScanLBF64Args) {
+	f := kernelimpl.Frame[segScanLBF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
+	f.p2 = kernelimpl.View(b, a.out, a.outLen)
+	f.p3 = kernelimpl.ViewRest(b, a.agg)
+	f.p4 = kernelimpl.ViewRest(b, a.incl)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = a.exclusive != 0
+	f.p7 = a.vec != 0
+	f.p8 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanLBF64Frame](t)
+		segScanLBF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+	})
+}, kernel.StaticShared(3472), kernelimpl.Lockstep())
+
+// LaunchSegScanLBF64 launches segScanLBF64 (kernels_types.go:738) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], heads buffer.Array[uint8], out buffer.Array[float64], agg buffer.Array[float64], incl buffer.Array[float64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 2 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 3 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 4 (incl): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 66)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 66, checked, grid, block, sharedMem, &args)
 }
 
 // unaryF64Args is the kernarg layout of unary_f64's C++ entry point.
@@ -3808,7 +4246,7 @@ var unaryF64Kernel = kernel.Define("unary_f64", func(b *kernel.Block, a *unaryF6
 	}
 })
 
-// LaunchUnaryF64 launches unaryF64 (kernels_types.go:618) on s: grid blocks of block threads, with
+// LaunchUnaryF64 launches unaryF64 (kernels_types.go:756) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], op int32, a float64, span int, vec bool) error {
@@ -3818,7 +4256,7 @@ func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_f64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 61)
+	ld, checked, err := goKernels.Prepare(s, 67)
 	if err != nil {
 		return err
 	}
@@ -3828,7 +4266,7 @@ func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 61, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 67, checked, grid, block, sharedMem, &args)
 }
 
 // binaryF64Args is the kernarg layout of binary_f64's C++ entry point.
@@ -3868,7 +4306,7 @@ var binaryF64Kernel = kernel.Define("binary_f64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryF64 launches binaryF64 (kernels_types.go:629) on s: grid blocks of block threads, with
+// LaunchBinaryF64 launches binaryF64 (kernels_types.go:767) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float64], y buffer.Array[float64], out buffer.Array[float64], op int32, span int, vec bool) error {
@@ -3881,7 +4319,7 @@ func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_f64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 62)
+	ld, checked, err := goKernels.Prepare(s, 68)
 	if err != nil {
 		return err
 	}
@@ -3891,7 +4329,7 @@ func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 62, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 68, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceF64Args is the kernarg layout of seg_reduce_f64's C++ entry point.
@@ -3926,7 +4364,7 @@ var segReduceF64Kernel = kernel.Define("seg_reduce_f64", func(b *kernel.Block, a
 	segReduceF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceF64 launches segReduceF64 (kernels_types.go:640) on s: grid blocks of block threads, with
+// LaunchSegReduceF64 launches segReduceF64 (kernels_types.go:778) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], offs buffer.Array[int64], out buffer.Array[float64], id float64, op int32, span int) error {
@@ -3939,7 +4377,7 @@ func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 63)
+	ld, checked, err := goKernels.Prepare(s, 69)
 	if err != nil {
 		return err
 	}
@@ -3949,7 +4387,7 @@ func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 63, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 69, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountF64Args is the kernarg layout of select_count_f64's C++ entry point.
@@ -3983,7 +4421,7 @@ var selectCountF64Kernel = kernel.Define("select_count_f64", func(b *kernel.Bloc
 	selectCountF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountF64 launches selectCountF64 (kernels_types.go:648) on s: grid blocks of block threads, with
+// LaunchSelectCountF64 launches selectCountF64 (kernels_types.go:786) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a float64, tile int) error {
@@ -3996,7 +4434,7 @@ func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f64 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 64)
+	ld, checked, err := goKernels.Prepare(s, 70)
 	if err != nil {
 		return err
 	}
@@ -4006,7 +4444,7 @@ func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 64, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 70, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterF64Args is the kernarg layout of select_scatter_f64's C++ entry point.
@@ -4056,7 +4494,7 @@ var selectScatterF64Kernel = kernel.Define("select_scatter_f64", func(b *kernel.
 	selectScatterF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterF64 launches selectScatterF64 (kernels_types.go:656) on s: grid blocks of block threads, with
+// LaunchSelectScatterF64 launches selectScatterF64 (kernels_types.go:794) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], out buffer.Array[float64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a float64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -4081,7 +4519,7 @@ func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 65)
+	ld, checked, err := goKernels.Prepare(s, 71)
 	if err != nil {
 		return err
 	}
@@ -4091,7 +4529,7 @@ func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 65, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 71, checked, grid, block, sharedMem, &args)
 }
 
 // segScanF64Args is the kernarg layout of seg_scan_f64's C++ entry point.
@@ -4133,7 +4571,7 @@ var segScanF64Kernel = kernel.Define("seg_scan_f64", func(b *kernel.Block, a *se
 	segScanF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanF64 launches segScanF64 (kernels_types.go:665) on s: grid blocks of block threads, with
+// LaunchSegScanF64 launches segScanF64 (kernels_types.go:803) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], heads buffer.Array[uint8], out buffer.Array[float64], sums buffer.Array[float64], sumHeads buffer.Array[uint8], carryIn buffer.Array[float64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -4155,7 +4593,7 @@ func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 66)
+	ld, checked, err := goKernels.Prepare(s, 72)
 	if err != nil {
 		return err
 	}
@@ -4165,7 +4603,7 @@ func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 66, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 72, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU8Args is the kernarg layout of histogram_u8's C++ entry point.
@@ -4208,7 +4646,7 @@ var histogramU8Kernel = kernel.Define("histogram_u8", func(b *kernel.Block, a *h
 	histogramU8Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU8 launches histogramU8 (kernels_types.go:676) on s: grid blocks of block threads, with
+// LaunchHistogramU8 launches histogramU8 (kernels_types.go:814) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint8], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4218,7 +4656,7 @@ func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sa
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 67)
+	ld, checked, err := goKernels.Prepare(s, 73)
 	if err != nil {
 		return err
 	}
@@ -4228,7 +4666,7 @@ func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sa
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 67, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 73, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU16Args is the kernarg layout of histogram_u16's C++ entry point.
@@ -4271,7 +4709,7 @@ var histogramU16Kernel = kernel.Define("histogram_u16", func(b *kernel.Block, a 
 	histogramU16Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU16 launches histogramU16 (kernels_types.go:684) on s: grid blocks of block threads, with
+// LaunchHistogramU16 launches histogramU16 (kernels_types.go:822) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint16], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4281,7 +4719,7 @@ func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 68)
+	ld, checked, err := goKernels.Prepare(s, 74)
 	if err != nil {
 		return err
 	}
@@ -4291,7 +4729,7 @@ func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 68, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 74, checked, grid, block, sharedMem, &args)
 }
 
 // histogramI32Args is the kernarg layout of histogram_i32's C++ entry point.
@@ -4334,7 +4772,7 @@ var histogramI32Kernel = kernel.Define("histogram_i32", func(b *kernel.Block, a 
 	histogramI32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramI32 launches histogramI32 (kernels_types.go:692) on s: grid blocks of block threads, with
+// LaunchHistogramI32 launches histogramI32 (kernels_types.go:830) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[int32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4344,7 +4782,7 @@ func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_i32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 69)
+	ld, checked, err := goKernels.Prepare(s, 75)
 	if err != nil {
 		return err
 	}
@@ -4354,7 +4792,7 @@ func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 69, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU32Args is the kernarg layout of histogram_u32's C++ entry point.
@@ -4397,7 +4835,7 @@ var histogramU32Kernel = kernel.Define("histogram_u32", func(b *kernel.Block, a 
 	histogramU32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU32 launches histogramU32 (kernels_types.go:700) on s: grid blocks of block threads, with
+// LaunchHistogramU32 launches histogramU32 (kernels_types.go:838) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4407,7 +4845,7 @@ func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 70)
+	ld, checked, err := goKernels.Prepare(s, 76)
 	if err != nil {
 		return err
 	}
@@ -4417,7 +4855,7 @@ func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 70, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
 }
 
 // histogramF32Args is the kernarg layout of histogram_f32's C++ entry point.
@@ -4460,7 +4898,7 @@ var histogramF32Kernel = kernel.Define("histogram_f32", func(b *kernel.Block, a 
 	histogramF32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramF32 launches histogramF32 (kernels_types.go:708) on s: grid blocks of block threads, with
+// LaunchHistogramF32 launches histogramF32 (kernels_types.go:846) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4470,7 +4908,7 @@ func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_f32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 71)
+	ld, checked, err := goKernels.Prepare(s, 77)
 	if err != nil {
 		return err
 	}
@@ -4480,7 +4918,7 @@ func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 71, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
 }
 
 // histogramF64Args is the kernarg layout of histogram_f64's C++ entry point.
@@ -4523,7 +4961,7 @@ var histogramF64Kernel = kernel.Define("histogram_f64", func(b *kernel.Block, a 
 	histogramF64Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramF64 launches histogramF64 (kernels_types.go:716) on s: grid blocks of block threads, with
+// LaunchHistogramF64 launches histogramF64 (kernels_types.go:854) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float64], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4533,7 +4971,7 @@ func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_f64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 72)
+	ld, checked, err := goKernels.Prepare(s, 78)
 	if err != nil {
 		return err
 	}
@@ -4543,7 +4981,7 @@ func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 72, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI8Args is the kernarg layout of sort_count_i8's C++ entry point.
@@ -4577,7 +5015,7 @@ var sortCountI8Kernel = kernel.Define("sort_count_i8", func(b *kernel.Block, a *
 	sortCountI8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI8 launches sortCountI8 (kernels_types.go:724) on s: grid blocks of block threads, with
+// LaunchSortCountI8 launches sortCountI8 (kernels_types.go:862) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4587,7 +5025,7 @@ func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i8 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 73)
+	ld, checked, err := goKernels.Prepare(s, 79)
 	if err != nil {
 		return err
 	}
@@ -4597,7 +5035,7 @@ func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 73, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI8Args is the kernarg layout of sort_keys_i8's C++ entry point.
@@ -4633,7 +5071,7 @@ var sortKeysI8Kernel = kernel.Define("sort_keys_i8", func(b *kernel.Block, a *so
 	sortKeysI8Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:732) on s: grid blocks of block threads, with
+// LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:870) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int8], keysOut buffer.Array[int8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4646,7 +5084,7 @@ func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i8 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 74)
+	ld, checked, err := goKernels.Prepare(s, 80)
 	if err != nil {
 		return err
 	}
@@ -4656,7 +5094,7 @@ func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 74, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI8Args is the kernarg layout of key_heads_i8's C++ entry point.
@@ -4690,7 +5128,7 @@ var keyHeadsI8Kernel = kernel.Define("key_heads_i8", func(b *kernel.Block, a *ke
 	}
 })
 
-// LaunchKeyHeadsI8 launches keyHeadsI8 (kernels_types.go:742) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI8 launches keyHeadsI8 (kernels_types.go:880) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], flags buffer.Array[uint8], span int) error {
@@ -4700,7 +5138,7 @@ func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i8 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 75)
+	ld, checked, err := goKernels.Prepare(s, 81)
 	if err != nil {
 		return err
 	}
@@ -4710,7 +5148,7 @@ func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI8Args is the kernarg layout of merge_block_i8's C++ entry point.
@@ -4744,7 +5182,7 @@ var mergeBlockI8Kernel = kernel.Define("merge_block_i8", func(b *kernel.Block, a
 	mergeBlockI8Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI8 launches mergeBlockI8 (kernels_types.go:749) on s: grid blocks of block threads, with
+// LaunchMergeBlockI8 launches mergeBlockI8 (kernels_types.go:887) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int8], out buffer.Array[int8], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -4757,7 +5195,7 @@ func LaunchMergeBlockI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i8 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 76)
+	ld, checked, err := goKernels.Prepare(s, 82)
 	if err != nil {
 		return err
 	}
@@ -4767,7 +5205,7 @@ func LaunchMergeBlockI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI8Args is the kernarg layout of merge_pass_i8's C++ entry point.
@@ -4806,7 +5244,7 @@ var mergePassI8Kernel = kernel.Define("merge_pass_i8", func(b *kernel.Block, a *
 	mergePassI8Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI8 launches mergePassI8 (kernels_types.go:758) on s: grid blocks of block threads, with
+// LaunchMergePassI8 launches mergePassI8 (kernels_types.go:896) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int8], dst buffer.Array[int8], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -4822,7 +5260,7 @@ func LaunchMergePassI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i8 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 77)
+	ld, checked, err := goKernels.Prepare(s, 83)
 	if err != nil {
 		return err
 	}
@@ -4832,7 +5270,7 @@ func LaunchMergePassI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 83, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU8Args is the kernarg layout of sort_count_u8's C++ entry point.
@@ -4866,7 +5304,7 @@ var sortCountU8Kernel = kernel.Define("sort_count_u8", func(b *kernel.Block, a *
 	sortCountU8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:768) on s: grid blocks of block threads, with
+// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:906) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4876,7 +5314,7 @@ func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u8 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 78)
+	ld, checked, err := goKernels.Prepare(s, 84)
 	if err != nil {
 		return err
 	}
@@ -4886,7 +5324,7 @@ func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 84, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU8Args is the kernarg layout of sort_keys_u8's C++ entry point.
@@ -4922,7 +5360,7 @@ var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *so
 	sortKeysU8Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:776) on s: grid blocks of block threads, with
+// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:914) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint8], keysOut buffer.Array[uint8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4935,7 +5373,7 @@ func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u8 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 79)
+	ld, checked, err := goKernels.Prepare(s, 85)
 	if err != nil {
 		return err
 	}
@@ -4945,7 +5383,7 @@ func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 85, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU8Args is the kernarg layout of key_heads_u8's C++ entry point.
@@ -4979,7 +5417,7 @@ var keyHeadsU8Kernel = kernel.Define("key_heads_u8", func(b *kernel.Block, a *ke
 	}
 })
 
-// LaunchKeyHeadsU8 launches keyHeadsU8 (kernels_types.go:786) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU8 launches keyHeadsU8 (kernels_types.go:924) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], flags buffer.Array[uint8], span int) error {
@@ -4989,7 +5427,7 @@ func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u8 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 80)
+	ld, checked, err := goKernels.Prepare(s, 86)
 	if err != nil {
 		return err
 	}
@@ -4999,7 +5437,7 @@ func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 86, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU8Args is the kernarg layout of merge_block_u8's C++ entry point.
@@ -5033,7 +5471,7 @@ var mergeBlockU8Kernel = kernel.Define("merge_block_u8", func(b *kernel.Block, a
 	mergeBlockU8Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU8 launches mergeBlockU8 (kernels_types.go:793) on s: grid blocks of block threads, with
+// LaunchMergeBlockU8 launches mergeBlockU8 (kernels_types.go:931) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint8], out buffer.Array[uint8], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5046,7 +5484,7 @@ func LaunchMergeBlockU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u8 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 81)
+	ld, checked, err := goKernels.Prepare(s, 87)
 	if err != nil {
 		return err
 	}
@@ -5056,7 +5494,7 @@ func LaunchMergeBlockU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 87, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU8Args is the kernarg layout of merge_pass_u8's C++ entry point.
@@ -5095,7 +5533,7 @@ var mergePassU8Kernel = kernel.Define("merge_pass_u8", func(b *kernel.Block, a *
 	mergePassU8Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU8 launches mergePassU8 (kernels_types.go:802) on s: grid blocks of block threads, with
+// LaunchMergePassU8 launches mergePassU8 (kernels_types.go:940) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint8], dst buffer.Array[uint8], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5111,7 +5549,7 @@ func LaunchMergePassU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u8 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 82)
+	ld, checked, err := goKernels.Prepare(s, 88)
 	if err != nil {
 		return err
 	}
@@ -5121,7 +5559,7 @@ func LaunchMergePassU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 88, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI16Args is the kernarg layout of sort_count_i16's C++ entry point.
@@ -5155,7 +5593,7 @@ var sortCountI16Kernel = kernel.Define("sort_count_i16", func(b *kernel.Block, a
 	sortCountI16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:812) on s: grid blocks of block threads, with
+// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:950) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5165,7 +5603,7 @@ func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i16 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 83)
+	ld, checked, err := goKernels.Prepare(s, 89)
 	if err != nil {
 		return err
 	}
@@ -5175,7 +5613,7 @@ func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 83, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 89, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI16Args is the kernarg layout of sort_keys_i16's C++ entry point.
@@ -5211,7 +5649,7 @@ var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *
 	sortKeysI16Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:820) on s: grid blocks of block threads, with
+// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:958) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int16], keysOut buffer.Array[int16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5224,7 +5662,7 @@ func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i16 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 84)
+	ld, checked, err := goKernels.Prepare(s, 90)
 	if err != nil {
 		return err
 	}
@@ -5234,7 +5672,7 @@ func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 84, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 90, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI16Args is the kernarg layout of key_heads_i16's C++ entry point.
@@ -5268,7 +5706,7 @@ var keyHeadsI16Kernel = kernel.Define("key_heads_i16", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI16 launches keyHeadsI16 (kernels_types.go:830) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI16 launches keyHeadsI16 (kernels_types.go:968) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], flags buffer.Array[uint8], span int) error {
@@ -5278,7 +5716,7 @@ func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i16 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 85)
+	ld, checked, err := goKernels.Prepare(s, 91)
 	if err != nil {
 		return err
 	}
@@ -5288,7 +5726,7 @@ func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 85, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 91, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI16Args is the kernarg layout of merge_block_i16's C++ entry point.
@@ -5322,7 +5760,7 @@ var mergeBlockI16Kernel = kernel.Define("merge_block_i16", func(b *kernel.Block,
 	mergeBlockI16Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI16 launches mergeBlockI16 (kernels_types.go:837) on s: grid blocks of block threads, with
+// LaunchMergeBlockI16 launches mergeBlockI16 (kernels_types.go:975) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int16], out buffer.Array[int16], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5335,7 +5773,7 @@ func LaunchMergeBlockI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i16 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 86)
+	ld, checked, err := goKernels.Prepare(s, 92)
 	if err != nil {
 		return err
 	}
@@ -5345,7 +5783,7 @@ func LaunchMergeBlockI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 86, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 92, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI16Args is the kernarg layout of merge_pass_i16's C++ entry point.
@@ -5384,7 +5822,7 @@ var mergePassI16Kernel = kernel.Define("merge_pass_i16", func(b *kernel.Block, a
 	mergePassI16Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI16 launches mergePassI16 (kernels_types.go:846) on s: grid blocks of block threads, with
+// LaunchMergePassI16 launches mergePassI16 (kernels_types.go:984) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int16], dst buffer.Array[int16], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5400,7 +5838,7 @@ func LaunchMergePassI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i16 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 87)
+	ld, checked, err := goKernels.Prepare(s, 93)
 	if err != nil {
 		return err
 	}
@@ -5410,7 +5848,7 @@ func LaunchMergePassI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 87, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 93, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU16Args is the kernarg layout of sort_count_u16's C++ entry point.
@@ -5444,7 +5882,7 @@ var sortCountU16Kernel = kernel.Define("sort_count_u16", func(b *kernel.Block, a
 	sortCountU16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:856) on s: grid blocks of block threads, with
+// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:994) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5454,7 +5892,7 @@ func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u16 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 88)
+	ld, checked, err := goKernels.Prepare(s, 94)
 	if err != nil {
 		return err
 	}
@@ -5464,7 +5902,7 @@ func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 88, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 94, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU16Args is the kernarg layout of sort_keys_u16's C++ entry point.
@@ -5500,7 +5938,7 @@ var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *
 	sortKeysU16Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:864) on s: grid blocks of block threads, with
+// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:1002) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint16], keysOut buffer.Array[uint16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5513,7 +5951,7 @@ func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u16 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 89)
+	ld, checked, err := goKernels.Prepare(s, 95)
 	if err != nil {
 		return err
 	}
@@ -5523,7 +5961,7 @@ func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 89, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 95, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU16Args is the kernarg layout of key_heads_u16's C++ entry point.
@@ -5557,7 +5995,7 @@ var keyHeadsU16Kernel = kernel.Define("key_heads_u16", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU16 launches keyHeadsU16 (kernels_types.go:874) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU16 launches keyHeadsU16 (kernels_types.go:1012) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], flags buffer.Array[uint8], span int) error {
@@ -5567,7 +6005,7 @@ func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u16 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 90)
+	ld, checked, err := goKernels.Prepare(s, 96)
 	if err != nil {
 		return err
 	}
@@ -5577,7 +6015,7 @@ func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 90, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 96, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU16Args is the kernarg layout of merge_block_u16's C++ entry point.
@@ -5611,7 +6049,7 @@ var mergeBlockU16Kernel = kernel.Define("merge_block_u16", func(b *kernel.Block,
 	mergeBlockU16Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU16 launches mergeBlockU16 (kernels_types.go:881) on s: grid blocks of block threads, with
+// LaunchMergeBlockU16 launches mergeBlockU16 (kernels_types.go:1019) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint16], out buffer.Array[uint16], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5624,7 +6062,7 @@ func LaunchMergeBlockU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u16 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 91)
+	ld, checked, err := goKernels.Prepare(s, 97)
 	if err != nil {
 		return err
 	}
@@ -5634,7 +6072,7 @@ func LaunchMergeBlockU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 91, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 97, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU16Args is the kernarg layout of merge_pass_u16's C++ entry point.
@@ -5673,7 +6111,7 @@ var mergePassU16Kernel = kernel.Define("merge_pass_u16", func(b *kernel.Block, a
 	mergePassU16Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU16 launches mergePassU16 (kernels_types.go:890) on s: grid blocks of block threads, with
+// LaunchMergePassU16 launches mergePassU16 (kernels_types.go:1028) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint16], dst buffer.Array[uint16], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5689,7 +6127,7 @@ func LaunchMergePassU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u16 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 92)
+	ld, checked, err := goKernels.Prepare(s, 98)
 	if err != nil {
 		return err
 	}
@@ -5699,7 +6137,7 @@ func LaunchMergePassU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 92, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 98, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI32Args is the kernarg layout of sort_count_i32's C++ entry point.
@@ -5733,7 +6171,7 @@ var sortCountI32Kernel = kernel.Define("sort_count_i32", func(b *kernel.Block, a
 	sortCountI32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:900) on s: grid blocks of block threads, with
+// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:1038) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5743,7 +6181,7 @@ func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 93)
+	ld, checked, err := goKernels.Prepare(s, 99)
 	if err != nil {
 		return err
 	}
@@ -5753,7 +6191,7 @@ func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 93, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 99, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI32Args is the kernarg layout of sort_keys_i32's C++ entry point.
@@ -5789,7 +6227,7 @@ var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *
 	sortKeysI32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:908) on s: grid blocks of block threads, with
+// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:1046) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5802,7 +6240,7 @@ func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 94)
+	ld, checked, err := goKernels.Prepare(s, 100)
 	if err != nil {
 		return err
 	}
@@ -5812,7 +6250,7 @@ func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 94, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 100, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI32Args is the kernarg layout of key_heads_i32's C++ entry point.
@@ -5846,7 +6284,7 @@ var keyHeadsI32Kernel = kernel.Define("key_heads_i32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI32 launches keyHeadsI32 (kernels_types.go:918) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI32 launches keyHeadsI32 (kernels_types.go:1056) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], flags buffer.Array[uint8], span int) error {
@@ -5856,7 +6294,7 @@ func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 95)
+	ld, checked, err := goKernels.Prepare(s, 101)
 	if err != nil {
 		return err
 	}
@@ -5866,7 +6304,7 @@ func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 95, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 101, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI32Args is the kernarg layout of merge_block_i32's C++ entry point.
@@ -5900,7 +6338,7 @@ var mergeBlockI32Kernel = kernel.Define("merge_block_i32", func(b *kernel.Block,
 	mergeBlockI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI32 launches mergeBlockI32 (kernels_types.go:925) on s: grid blocks of block threads, with
+// LaunchMergeBlockI32 launches mergeBlockI32 (kernels_types.go:1063) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5913,7 +6351,7 @@ func LaunchMergeBlockI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i32 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 96)
+	ld, checked, err := goKernels.Prepare(s, 102)
 	if err != nil {
 		return err
 	}
@@ -5923,7 +6361,7 @@ func LaunchMergeBlockI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 96, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 102, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI32Args is the kernarg layout of merge_pass_i32's C++ entry point.
@@ -5962,7 +6400,7 @@ var mergePassI32Kernel = kernel.Define("merge_pass_i32", func(b *kernel.Block, a
 	mergePassI32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI32 launches mergePassI32 (kernels_types.go:934) on s: grid blocks of block threads, with
+// LaunchMergePassI32 launches mergePassI32 (kernels_types.go:1072) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int32], dst buffer.Array[int32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5978,7 +6416,7 @@ func LaunchMergePassI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i32 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 97)
+	ld, checked, err := goKernels.Prepare(s, 103)
 	if err != nil {
 		return err
 	}
@@ -5988,7 +6426,7 @@ func LaunchMergePassI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 97, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 103, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU32Args is the kernarg layout of sort_count_u32's C++ entry point.
@@ -6022,7 +6460,7 @@ var sortCountU32Kernel = kernel.Define("sort_count_u32", func(b *kernel.Block, a
 	sortCountU32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:944) on s: grid blocks of block threads, with
+// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:1082) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6032,7 +6470,7 @@ func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 98)
+	ld, checked, err := goKernels.Prepare(s, 104)
 	if err != nil {
 		return err
 	}
@@ -6042,7 +6480,7 @@ func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 98, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 104, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU32Args is the kernarg layout of sort_keys_u32's C++ entry point.
@@ -6078,7 +6516,7 @@ var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *
 	sortKeysU32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:952) on s: grid blocks of block threads, with
+// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:1090) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6091,7 +6529,7 @@ func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 99)
+	ld, checked, err := goKernels.Prepare(s, 105)
 	if err != nil {
 		return err
 	}
@@ -6101,7 +6539,7 @@ func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 99, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 105, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU32Args is the kernarg layout of key_heads_u32's C++ entry point.
@@ -6135,7 +6573,7 @@ var keyHeadsU32Kernel = kernel.Define("key_heads_u32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU32 launches keyHeadsU32 (kernels_types.go:962) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU32 launches keyHeadsU32 (kernels_types.go:1100) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], flags buffer.Array[uint8], span int) error {
@@ -6145,7 +6583,7 @@ func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 100)
+	ld, checked, err := goKernels.Prepare(s, 106)
 	if err != nil {
 		return err
 	}
@@ -6155,7 +6593,7 @@ func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 100, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 106, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU32Args is the kernarg layout of merge_block_u32's C++ entry point.
@@ -6189,7 +6627,7 @@ var mergeBlockU32Kernel = kernel.Define("merge_block_u32", func(b *kernel.Block,
 	mergeBlockU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU32 launches mergeBlockU32 (kernels_types.go:969) on s: grid blocks of block threads, with
+// LaunchMergeBlockU32 launches mergeBlockU32 (kernels_types.go:1107) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6202,7 +6640,7 @@ func LaunchMergeBlockU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u32 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 101)
+	ld, checked, err := goKernels.Prepare(s, 107)
 	if err != nil {
 		return err
 	}
@@ -6212,7 +6650,7 @@ func LaunchMergeBlockU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 101, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 107, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU32Args is the kernarg layout of merge_pass_u32's C++ entry point.
@@ -6251,7 +6689,7 @@ var mergePassU32Kernel = kernel.Define("merge_pass_u32", func(b *kernel.Block, a
 	mergePassU32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU32 launches mergePassU32 (kernels_types.go:978) on s: grid blocks of block threads, with
+// LaunchMergePassU32 launches mergePassU32 (kernels_types.go:1116) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint32], dst buffer.Array[uint32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6267,7 +6705,7 @@ func LaunchMergePassU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u32 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 102)
+	ld, checked, err := goKernels.Prepare(s, 108)
 	if err != nil {
 		return err
 	}
@@ -6277,7 +6715,7 @@ func LaunchMergePassU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 102, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 108, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI64Args is the kernarg layout of sort_count_i64's C++ entry point.
@@ -6311,7 +6749,7 @@ var sortCountI64Kernel = kernel.Define("sort_count_i64", func(b *kernel.Block, a
 	sortCountI64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:988) on s: grid blocks of block threads, with
+// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:1126) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6321,7 +6759,7 @@ func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 103)
+	ld, checked, err := goKernels.Prepare(s, 109)
 	if err != nil {
 		return err
 	}
@@ -6331,7 +6769,7 @@ func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 103, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 109, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI64Args is the kernarg layout of sort_keys_i64's C++ entry point.
@@ -6367,7 +6805,7 @@ var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *
 	sortKeysI64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:996) on s: grid blocks of block threads, with
+// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:1134) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6380,7 +6818,7 @@ func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 104)
+	ld, checked, err := goKernels.Prepare(s, 110)
 	if err != nil {
 		return err
 	}
@@ -6390,7 +6828,7 @@ func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 104, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 110, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI64Args is the kernarg layout of key_heads_i64's C++ entry point.
@@ -6424,7 +6862,7 @@ var keyHeadsI64Kernel = kernel.Define("key_heads_i64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI64 launches keyHeadsI64 (kernels_types.go:1006) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI64 launches keyHeadsI64 (kernels_types.go:1144) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], flags buffer.Array[uint8], span int) error {
@@ -6434,7 +6872,7 @@ func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 105)
+	ld, checked, err := goKernels.Prepare(s, 111)
 	if err != nil {
 		return err
 	}
@@ -6444,7 +6882,7 @@ func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 105, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 111, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI64Args is the kernarg layout of merge_block_i64's C++ entry point.
@@ -6478,7 +6916,7 @@ var mergeBlockI64Kernel = kernel.Define("merge_block_i64", func(b *kernel.Block,
 	mergeBlockI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI64 launches mergeBlockI64 (kernels_types.go:1013) on s: grid blocks of block threads, with
+// LaunchMergeBlockI64 launches mergeBlockI64 (kernels_types.go:1151) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6491,7 +6929,7 @@ func LaunchMergeBlockI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i64 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 106)
+	ld, checked, err := goKernels.Prepare(s, 112)
 	if err != nil {
 		return err
 	}
@@ -6501,7 +6939,7 @@ func LaunchMergeBlockI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 106, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 112, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI64Args is the kernarg layout of merge_pass_i64's C++ entry point.
@@ -6540,7 +6978,7 @@ var mergePassI64Kernel = kernel.Define("merge_pass_i64", func(b *kernel.Block, a
 	mergePassI64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI64 launches mergePassI64 (kernels_types.go:1022) on s: grid blocks of block threads, with
+// LaunchMergePassI64 launches mergePassI64 (kernels_types.go:1160) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int64], dst buffer.Array[int64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6556,7 +6994,7 @@ func LaunchMergePassI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i64 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 107)
+	ld, checked, err := goKernels.Prepare(s, 113)
 	if err != nil {
 		return err
 	}
@@ -6566,7 +7004,7 @@ func LaunchMergePassI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 107, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 113, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU64Args is the kernarg layout of sort_count_u64's C++ entry point.
@@ -6600,7 +7038,7 @@ var sortCountU64Kernel = kernel.Define("sort_count_u64", func(b *kernel.Block, a
 	sortCountU64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:1032) on s: grid blocks of block threads, with
+// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:1170) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6610,7 +7048,7 @@ func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 108)
+	ld, checked, err := goKernels.Prepare(s, 114)
 	if err != nil {
 		return err
 	}
@@ -6620,7 +7058,7 @@ func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 108, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 114, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU64Args is the kernarg layout of sort_keys_u64's C++ entry point.
@@ -6656,7 +7094,7 @@ var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *
 	sortKeysU64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:1040) on s: grid blocks of block threads, with
+// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:1178) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6669,7 +7107,7 @@ func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 109)
+	ld, checked, err := goKernels.Prepare(s, 115)
 	if err != nil {
 		return err
 	}
@@ -6679,7 +7117,7 @@ func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 109, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 115, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU64Args is the kernarg layout of key_heads_u64's C++ entry point.
@@ -6713,7 +7151,7 @@ var keyHeadsU64Kernel = kernel.Define("key_heads_u64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU64 launches keyHeadsU64 (kernels_types.go:1050) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU64 launches keyHeadsU64 (kernels_types.go:1188) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], flags buffer.Array[uint8], span int) error {
@@ -6723,7 +7161,7 @@ func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 110)
+	ld, checked, err := goKernels.Prepare(s, 116)
 	if err != nil {
 		return err
 	}
@@ -6733,7 +7171,7 @@ func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 110, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 116, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU64Args is the kernarg layout of merge_block_u64's C++ entry point.
@@ -6767,7 +7205,7 @@ var mergeBlockU64Kernel = kernel.Define("merge_block_u64", func(b *kernel.Block,
 	mergeBlockU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU64 launches mergeBlockU64 (kernels_types.go:1057) on s: grid blocks of block threads, with
+// LaunchMergeBlockU64 launches mergeBlockU64 (kernels_types.go:1195) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6780,7 +7218,7 @@ func LaunchMergeBlockU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u64 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 111)
+	ld, checked, err := goKernels.Prepare(s, 117)
 	if err != nil {
 		return err
 	}
@@ -6790,7 +7228,7 @@ func LaunchMergeBlockU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 111, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 117, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU64Args is the kernarg layout of merge_pass_u64's C++ entry point.
@@ -6829,7 +7267,7 @@ var mergePassU64Kernel = kernel.Define("merge_pass_u64", func(b *kernel.Block, a
 	mergePassU64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU64 launches mergePassU64 (kernels_types.go:1066) on s: grid blocks of block threads, with
+// LaunchMergePassU64 launches mergePassU64 (kernels_types.go:1204) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint64], dst buffer.Array[uint64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6845,7 +7283,7 @@ func LaunchMergePassU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u64 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 112)
+	ld, checked, err := goKernels.Prepare(s, 118)
 	if err != nil {
 		return err
 	}
@@ -6855,7 +7293,7 @@ func LaunchMergePassU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 112, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 118, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountF32Args is the kernarg layout of sort_count_f32's C++ entry point.
@@ -6889,7 +7327,7 @@ var sortCountF32Kernel = kernel.Define("sort_count_f32", func(b *kernel.Block, a
 	sortCountF32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:1076) on s: grid blocks of block threads, with
+// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:1214) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6899,7 +7337,7 @@ func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_f32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 113)
+	ld, checked, err := goKernels.Prepare(s, 119)
 	if err != nil {
 		return err
 	}
@@ -6909,7 +7347,7 @@ func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 113, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 119, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysF32Args is the kernarg layout of sort_keys_f32's C++ entry point.
@@ -6945,7 +7383,7 @@ var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *
 	sortKeysF32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:1084) on s: grid blocks of block threads, with
+// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:1222) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6958,7 +7396,7 @@ func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_f32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 114)
+	ld, checked, err := goKernels.Prepare(s, 120)
 	if err != nil {
 		return err
 	}
@@ -6968,7 +7406,7 @@ func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 114, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 120, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsF32Args is the kernarg layout of key_heads_f32's C++ entry point.
@@ -7002,7 +7440,7 @@ var keyHeadsF32Kernel = kernel.Define("key_heads_f32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsF32 launches keyHeadsF32 (kernels_types.go:1094) on s: grid blocks of block threads, with
+// LaunchKeyHeadsF32 launches keyHeadsF32 (kernels_types.go:1232) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], flags buffer.Array[uint8], span int) error {
@@ -7012,7 +7450,7 @@ func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 115)
+	ld, checked, err := goKernels.Prepare(s, 121)
 	if err != nil {
 		return err
 	}
@@ -7022,7 +7460,7 @@ func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 115, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 121, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockF32Args is the kernarg layout of merge_block_f32's C++ entry point.
@@ -7056,7 +7494,7 @@ var mergeBlockF32Kernel = kernel.Define("merge_block_f32", func(b *kernel.Block,
 	mergeBlockF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockF32 launches mergeBlockF32 (kernels_types.go:1101) on s: grid blocks of block threads, with
+// LaunchMergeBlockF32 launches mergeBlockF32 (kernels_types.go:1239) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -7069,7 +7507,7 @@ func LaunchMergeBlockF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_f32 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 116)
+	ld, checked, err := goKernels.Prepare(s, 122)
 	if err != nil {
 		return err
 	}
@@ -7079,7 +7517,7 @@ func LaunchMergeBlockF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 116, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 122, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassF32Args is the kernarg layout of merge_pass_f32's C++ entry point.
@@ -7118,7 +7556,7 @@ var mergePassF32Kernel = kernel.Define("merge_pass_f32", func(b *kernel.Block, a
 	mergePassF32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassF32 launches mergePassF32 (kernels_types.go:1110) on s: grid blocks of block threads, with
+// LaunchMergePassF32 launches mergePassF32 (kernels_types.go:1248) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[float32], dst buffer.Array[float32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -7134,7 +7572,7 @@ func LaunchMergePassF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f32 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 117)
+	ld, checked, err := goKernels.Prepare(s, 123)
 	if err != nil {
 		return err
 	}
@@ -7144,7 +7582,7 @@ func LaunchMergePassF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 117, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 123, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountF64Args is the kernarg layout of sort_count_f64's C++ entry point.
@@ -7178,7 +7616,7 @@ var sortCountF64Kernel = kernel.Define("sort_count_f64", func(b *kernel.Block, a
 	sortCountF64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:1120) on s: grid blocks of block threads, with
+// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:1258) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7188,7 +7626,7 @@ func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_f64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 118)
+	ld, checked, err := goKernels.Prepare(s, 124)
 	if err != nil {
 		return err
 	}
@@ -7198,7 +7636,7 @@ func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 118, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 124, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysF64Args is the kernarg layout of sort_keys_f64's C++ entry point.
@@ -7234,7 +7672,7 @@ var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *
 	sortKeysF64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:1128) on s: grid blocks of block threads, with
+// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:1266) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7247,7 +7685,7 @@ func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_f64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 119)
+	ld, checked, err := goKernels.Prepare(s, 125)
 	if err != nil {
 		return err
 	}
@@ -7257,7 +7695,7 @@ func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 119, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 125, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsF64Args is the kernarg layout of key_heads_f64's C++ entry point.
@@ -7291,7 +7729,7 @@ var keyHeadsF64Kernel = kernel.Define("key_heads_f64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsF64 launches keyHeadsF64 (kernels_types.go:1138) on s: grid blocks of block threads, with
+// LaunchKeyHeadsF64 launches keyHeadsF64 (kernels_types.go:1276) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], flags buffer.Array[uint8], span int) error {
@@ -7301,7 +7739,7 @@ func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 120)
+	ld, checked, err := goKernels.Prepare(s, 126)
 	if err != nil {
 		return err
 	}
@@ -7311,7 +7749,7 @@ func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 120, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 126, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockF64Args is the kernarg layout of merge_block_f64's C++ entry point.
@@ -7345,7 +7783,7 @@ var mergeBlockF64Kernel = kernel.Define("merge_block_f64", func(b *kernel.Block,
 	mergeBlockF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockF64 launches mergeBlockF64 (kernels_types.go:1145) on s: grid blocks of block threads, with
+// LaunchMergeBlockF64 launches mergeBlockF64 (kernels_types.go:1283) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -7358,7 +7796,7 @@ func LaunchMergeBlockF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_f64 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 121)
+	ld, checked, err := goKernels.Prepare(s, 127)
 	if err != nil {
 		return err
 	}
@@ -7368,7 +7806,7 @@ func LaunchMergeBlockF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 121, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 127, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassF64Args is the kernarg layout of merge_pass_f64's C++ entry point.
@@ -7407,7 +7845,7 @@ var mergePassF64Kernel = kernel.Define("merge_pass_f64", func(b *kernel.Block, a
 	mergePassF64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassF64 launches mergePassF64 (kernels_types.go:1154) on s: grid blocks of block threads, with
+// LaunchMergePassF64 launches mergePassF64 (kernels_types.go:1292) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[float64], dst buffer.Array[float64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -7423,7 +7861,7 @@ func LaunchMergePassF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f64 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 122)
+	ld, checked, err := goKernels.Prepare(s, 128)
 	if err != nil {
 		return err
 	}
@@ -7433,7 +7871,7 @@ func LaunchMergePassF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 122, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 128, checked, grid, block, sharedMem, &args)
 }
 
 // gatherI32Args is the kernarg layout of gather_i32's C++ entry point.
@@ -7470,7 +7908,7 @@ var gatherI32Kernel = kernel.Define("gather_i32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherI32 launches gatherI32 (kernels_types.go:1164) on s: grid blocks of block threads, with
+// LaunchGatherI32 launches gatherI32 (kernels_types.go:1302) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], idx buffer.Array[uint32], out buffer.Array[int32], count int, span int) error {
@@ -7483,7 +7921,7 @@ func LaunchGatherI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_i32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 123)
+	ld, checked, err := goKernels.Prepare(s, 129)
 	if err != nil {
 		return err
 	}
@@ -7493,7 +7931,7 @@ func LaunchGatherI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 123, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 129, checked, grid, block, sharedMem, &args)
 }
 
 // gatherU32Args is the kernarg layout of gather_u32's C++ entry point.
@@ -7530,7 +7968,7 @@ var gatherU32Kernel = kernel.Define("gather_u32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherU32 launches gatherU32 (kernels_types.go:1171) on s: grid blocks of block threads, with
+// LaunchGatherU32 launches gatherU32 (kernels_types.go:1309) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], idx buffer.Array[uint32], out buffer.Array[uint32], count int, span int) error {
@@ -7543,7 +7981,7 @@ func LaunchGatherU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_u32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 124)
+	ld, checked, err := goKernels.Prepare(s, 130)
 	if err != nil {
 		return err
 	}
@@ -7553,7 +7991,7 @@ func LaunchGatherU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 124, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 130, checked, grid, block, sharedMem, &args)
 }
 
 // gatherI64Args is the kernarg layout of gather_i64's C++ entry point.
@@ -7590,7 +8028,7 @@ var gatherI64Kernel = kernel.Define("gather_i64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherI64 launches gatherI64 (kernels_types.go:1178) on s: grid blocks of block threads, with
+// LaunchGatherI64 launches gatherI64 (kernels_types.go:1316) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], idx buffer.Array[uint32], out buffer.Array[int64], count int, span int) error {
@@ -7603,7 +8041,7 @@ func LaunchGatherI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_i64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 125)
+	ld, checked, err := goKernels.Prepare(s, 131)
 	if err != nil {
 		return err
 	}
@@ -7613,7 +8051,7 @@ func LaunchGatherI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 125, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 131, checked, grid, block, sharedMem, &args)
 }
 
 // gatherU64Args is the kernarg layout of gather_u64's C++ entry point.
@@ -7650,7 +8088,7 @@ var gatherU64Kernel = kernel.Define("gather_u64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherU64 launches gatherU64 (kernels_types.go:1185) on s: grid blocks of block threads, with
+// LaunchGatherU64 launches gatherU64 (kernels_types.go:1323) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], idx buffer.Array[uint32], out buffer.Array[uint64], count int, span int) error {
@@ -7663,7 +8101,7 @@ func LaunchGatherU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_u64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 126)
+	ld, checked, err := goKernels.Prepare(s, 132)
 	if err != nil {
 		return err
 	}
@@ -7673,7 +8111,7 @@ func LaunchGatherU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 126, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 132, checked, grid, block, sharedMem, &args)
 }
 
 // gatherF32Args is the kernarg layout of gather_f32's C++ entry point.
@@ -7710,7 +8148,7 @@ var gatherF32Kernel = kernel.Define("gather_f32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherF32 launches gatherF32 (kernels_types.go:1192) on s: grid blocks of block threads, with
+// LaunchGatherF32 launches gatherF32 (kernels_types.go:1330) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], idx buffer.Array[uint32], out buffer.Array[float32], count int, span int) error {
@@ -7723,7 +8161,7 @@ func LaunchGatherF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_f32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 127)
+	ld, checked, err := goKernels.Prepare(s, 133)
 	if err != nil {
 		return err
 	}
@@ -7733,7 +8171,7 @@ func LaunchGatherF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 127, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 133, checked, grid, block, sharedMem, &args)
 }
 
 // gatherF64Args is the kernarg layout of gather_f64's C++ entry point.
@@ -7770,7 +8208,7 @@ var gatherF64Kernel = kernel.Define("gather_f64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherF64 launches gatherF64 (kernels_types.go:1199) on s: grid blocks of block threads, with
+// LaunchGatherF64 launches gatherF64 (kernels_types.go:1337) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], idx buffer.Array[uint32], out buffer.Array[float64], count int, span int) error {
@@ -7783,7 +8221,7 @@ func LaunchGatherF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_f64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 128)
+	ld, checked, err := goKernels.Prepare(s, 134)
 	if err != nil {
 		return err
 	}
@@ -7793,7 +8231,7 @@ func LaunchGatherF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 128, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 134, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32I32Args is the kernarg layout of sort_pairs_i32_i32's C++ entry point.
@@ -7833,7 +8271,7 @@ var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.B
 	sortPairsI32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:1206) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:1344) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7852,7 +8290,7 @@ func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 129)
+	ld, checked, err := goKernels.Prepare(s, 135)
 	if err != nil {
 		return err
 	}
@@ -7862,7 +8300,7 @@ func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 129, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 135, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32U32Args is the kernarg layout of sort_pairs_i32_u32's C++ entry point.
@@ -7902,7 +8340,7 @@ var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.B
 	sortPairsI32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:1216) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:1354) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7921,7 +8359,7 @@ func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 130)
+	ld, checked, err := goKernels.Prepare(s, 136)
 	if err != nil {
 		return err
 	}
@@ -7931,7 +8369,7 @@ func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 130, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 136, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32I64Args is the kernarg layout of sort_pairs_i32_i64's C++ entry point.
@@ -7971,7 +8409,7 @@ var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.B
 	sortPairsI32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:1226) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:1364) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7990,7 +8428,7 @@ func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 131)
+	ld, checked, err := goKernels.Prepare(s, 137)
 	if err != nil {
 		return err
 	}
@@ -8000,7 +8438,7 @@ func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 131, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 137, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32U64Args is the kernarg layout of sort_pairs_i32_u64's C++ entry point.
@@ -8040,7 +8478,7 @@ var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.B
 	sortPairsI32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:1236) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:1374) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8059,7 +8497,7 @@ func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 132)
+	ld, checked, err := goKernels.Prepare(s, 138)
 	if err != nil {
 		return err
 	}
@@ -8069,7 +8507,7 @@ func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 132, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 138, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32F32Args is the kernarg layout of sort_pairs_i32_f32's C++ entry point.
@@ -8109,7 +8547,7 @@ var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.B
 	sortPairsI32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:1246) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:1384) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8128,7 +8566,7 @@ func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 133)
+	ld, checked, err := goKernels.Prepare(s, 139)
 	if err != nil {
 		return err
 	}
@@ -8138,7 +8576,7 @@ func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 133, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 139, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32F64Args is the kernarg layout of sort_pairs_i32_f64's C++ entry point.
@@ -8178,7 +8616,7 @@ var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.B
 	sortPairsI32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:1256) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:1394) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8197,7 +8635,7 @@ func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 134)
+	ld, checked, err := goKernels.Prepare(s, 140)
 	if err != nil {
 		return err
 	}
@@ -8207,7 +8645,7 @@ func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 134, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 140, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32I32Args is the kernarg layout of sort_pairs_u32_i32's C++ entry point.
@@ -8247,7 +8685,7 @@ var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.B
 	sortPairsU32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:1266) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:1404) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8266,7 +8704,7 @@ func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 135)
+	ld, checked, err := goKernels.Prepare(s, 141)
 	if err != nil {
 		return err
 	}
@@ -8276,7 +8714,7 @@ func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 135, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 141, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32U32Args is the kernarg layout of sort_pairs_u32_u32's C++ entry point.
@@ -8316,7 +8754,7 @@ var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.B
 	sortPairsU32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:1276) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:1414) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8335,7 +8773,7 @@ func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 136)
+	ld, checked, err := goKernels.Prepare(s, 142)
 	if err != nil {
 		return err
 	}
@@ -8345,7 +8783,7 @@ func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 136, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 142, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32I64Args is the kernarg layout of sort_pairs_u32_i64's C++ entry point.
@@ -8385,7 +8823,7 @@ var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.B
 	sortPairsU32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:1286) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:1424) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8404,7 +8842,7 @@ func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 137)
+	ld, checked, err := goKernels.Prepare(s, 143)
 	if err != nil {
 		return err
 	}
@@ -8414,7 +8852,7 @@ func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 137, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 143, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32U64Args is the kernarg layout of sort_pairs_u32_u64's C++ entry point.
@@ -8454,7 +8892,7 @@ var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.B
 	sortPairsU32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:1296) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:1434) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8473,7 +8911,7 @@ func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 138)
+	ld, checked, err := goKernels.Prepare(s, 144)
 	if err != nil {
 		return err
 	}
@@ -8483,7 +8921,7 @@ func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 138, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 144, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32F32Args is the kernarg layout of sort_pairs_u32_f32's C++ entry point.
@@ -8523,7 +8961,7 @@ var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.B
 	sortPairsU32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:1306) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:1444) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8542,7 +8980,7 @@ func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 139)
+	ld, checked, err := goKernels.Prepare(s, 145)
 	if err != nil {
 		return err
 	}
@@ -8552,7 +8990,7 @@ func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 139, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 145, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32F64Args is the kernarg layout of sort_pairs_u32_f64's C++ entry point.
@@ -8592,7 +9030,7 @@ var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.B
 	sortPairsU32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:1316) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:1454) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8611,7 +9049,7 @@ func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 140)
+	ld, checked, err := goKernels.Prepare(s, 146)
 	if err != nil {
 		return err
 	}
@@ -8621,7 +9059,7 @@ func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 140, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 146, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64I32Args is the kernarg layout of sort_pairs_i64_i32's C++ entry point.
@@ -8661,7 +9099,7 @@ var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.B
 	sortPairsI64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:1326) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:1464) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8680,7 +9118,7 @@ func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 141)
+	ld, checked, err := goKernels.Prepare(s, 147)
 	if err != nil {
 		return err
 	}
@@ -8690,7 +9128,7 @@ func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 141, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 147, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64U32Args is the kernarg layout of sort_pairs_i64_u32's C++ entry point.
@@ -8730,7 +9168,7 @@ var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.B
 	sortPairsI64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1336) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1474) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8749,7 +9187,7 @@ func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 142)
+	ld, checked, err := goKernels.Prepare(s, 148)
 	if err != nil {
 		return err
 	}
@@ -8759,7 +9197,7 @@ func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 142, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 148, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64I64Args is the kernarg layout of sort_pairs_i64_i64's C++ entry point.
@@ -8799,7 +9237,7 @@ var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.B
 	sortPairsI64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1346) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1484) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8818,7 +9256,7 @@ func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 143)
+	ld, checked, err := goKernels.Prepare(s, 149)
 	if err != nil {
 		return err
 	}
@@ -8828,7 +9266,7 @@ func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 143, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 149, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64U64Args is the kernarg layout of sort_pairs_i64_u64's C++ entry point.
@@ -8868,7 +9306,7 @@ var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.B
 	sortPairsI64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1356) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1494) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8887,7 +9325,7 @@ func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 144)
+	ld, checked, err := goKernels.Prepare(s, 150)
 	if err != nil {
 		return err
 	}
@@ -8897,7 +9335,7 @@ func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 144, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 150, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64F32Args is the kernarg layout of sort_pairs_i64_f32's C++ entry point.
@@ -8937,7 +9375,7 @@ var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.B
 	sortPairsI64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1366) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1504) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8956,7 +9394,7 @@ func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 145)
+	ld, checked, err := goKernels.Prepare(s, 151)
 	if err != nil {
 		return err
 	}
@@ -8966,7 +9404,7 @@ func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 145, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 151, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64F64Args is the kernarg layout of sort_pairs_i64_f64's C++ entry point.
@@ -9006,7 +9444,7 @@ var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.B
 	sortPairsI64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1376) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1514) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9025,7 +9463,7 @@ func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 146)
+	ld, checked, err := goKernels.Prepare(s, 152)
 	if err != nil {
 		return err
 	}
@@ -9035,7 +9473,7 @@ func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 146, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 152, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64I32Args is the kernarg layout of sort_pairs_u64_i32's C++ entry point.
@@ -9075,7 +9513,7 @@ var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.B
 	sortPairsU64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1386) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1524) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9094,7 +9532,7 @@ func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 147)
+	ld, checked, err := goKernels.Prepare(s, 153)
 	if err != nil {
 		return err
 	}
@@ -9104,7 +9542,7 @@ func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 147, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 153, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64U32Args is the kernarg layout of sort_pairs_u64_u32's C++ entry point.
@@ -9144,7 +9582,7 @@ var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.B
 	sortPairsU64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1396) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1534) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9163,7 +9601,7 @@ func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 148)
+	ld, checked, err := goKernels.Prepare(s, 154)
 	if err != nil {
 		return err
 	}
@@ -9173,7 +9611,7 @@ func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 148, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 154, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64I64Args is the kernarg layout of sort_pairs_u64_i64's C++ entry point.
@@ -9213,7 +9651,7 @@ var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.B
 	sortPairsU64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1406) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1544) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9232,7 +9670,7 @@ func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 149)
+	ld, checked, err := goKernels.Prepare(s, 155)
 	if err != nil {
 		return err
 	}
@@ -9242,7 +9680,7 @@ func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 149, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 155, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64U64Args is the kernarg layout of sort_pairs_u64_u64's C++ entry point.
@@ -9282,7 +9720,7 @@ var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.B
 	sortPairsU64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1416) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1554) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9301,7 +9739,7 @@ func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 150)
+	ld, checked, err := goKernels.Prepare(s, 156)
 	if err != nil {
 		return err
 	}
@@ -9311,7 +9749,7 @@ func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 150, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 156, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64F32Args is the kernarg layout of sort_pairs_u64_f32's C++ entry point.
@@ -9351,7 +9789,7 @@ var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.B
 	sortPairsU64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1426) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1564) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9370,7 +9808,7 @@ func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 151)
+	ld, checked, err := goKernels.Prepare(s, 157)
 	if err != nil {
 		return err
 	}
@@ -9380,7 +9818,7 @@ func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 151, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 157, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64F64Args is the kernarg layout of sort_pairs_u64_f64's C++ entry point.
@@ -9420,7 +9858,7 @@ var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.B
 	sortPairsU64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1436) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1574) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9439,7 +9877,7 @@ func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 152)
+	ld, checked, err := goKernels.Prepare(s, 158)
 	if err != nil {
 		return err
 	}
@@ -9449,7 +9887,7 @@ func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 152, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 158, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32I32Args is the kernarg layout of sort_pairs_f32_i32's C++ entry point.
@@ -9489,7 +9927,7 @@ var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.B
 	sortPairsF32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1446) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1584) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9508,7 +9946,7 @@ func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 153)
+	ld, checked, err := goKernels.Prepare(s, 159)
 	if err != nil {
 		return err
 	}
@@ -9518,7 +9956,7 @@ func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 153, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 159, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32U32Args is the kernarg layout of sort_pairs_f32_u32's C++ entry point.
@@ -9558,7 +9996,7 @@ var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.B
 	sortPairsF32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1456) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1594) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9577,7 +10015,7 @@ func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 154)
+	ld, checked, err := goKernels.Prepare(s, 160)
 	if err != nil {
 		return err
 	}
@@ -9587,7 +10025,7 @@ func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 154, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 160, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32I64Args is the kernarg layout of sort_pairs_f32_i64's C++ entry point.
@@ -9627,7 +10065,7 @@ var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.B
 	sortPairsF32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1466) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1604) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9646,7 +10084,7 @@ func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 155)
+	ld, checked, err := goKernels.Prepare(s, 161)
 	if err != nil {
 		return err
 	}
@@ -9656,7 +10094,7 @@ func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 155, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 161, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32U64Args is the kernarg layout of sort_pairs_f32_u64's C++ entry point.
@@ -9696,7 +10134,7 @@ var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.B
 	sortPairsF32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1476) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1614) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9715,7 +10153,7 @@ func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 156)
+	ld, checked, err := goKernels.Prepare(s, 162)
 	if err != nil {
 		return err
 	}
@@ -9725,7 +10163,7 @@ func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 156, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 162, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32F32Args is the kernarg layout of sort_pairs_f32_f32's C++ entry point.
@@ -9765,7 +10203,7 @@ var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.B
 	sortPairsF32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1486) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1624) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9784,7 +10222,7 @@ func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 157)
+	ld, checked, err := goKernels.Prepare(s, 163)
 	if err != nil {
 		return err
 	}
@@ -9794,7 +10232,7 @@ func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 157, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 163, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32F64Args is the kernarg layout of sort_pairs_f32_f64's C++ entry point.
@@ -9834,7 +10272,7 @@ var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.B
 	sortPairsF32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1496) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1634) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9853,7 +10291,7 @@ func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 158)
+	ld, checked, err := goKernels.Prepare(s, 164)
 	if err != nil {
 		return err
 	}
@@ -9863,7 +10301,7 @@ func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 158, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 164, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64I32Args is the kernarg layout of sort_pairs_f64_i32's C++ entry point.
@@ -9903,7 +10341,7 @@ var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.B
 	sortPairsF64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1506) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1644) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9922,7 +10360,7 @@ func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 159)
+	ld, checked, err := goKernels.Prepare(s, 165)
 	if err != nil {
 		return err
 	}
@@ -9932,7 +10370,7 @@ func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 159, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 165, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64U32Args is the kernarg layout of sort_pairs_f64_u32's C++ entry point.
@@ -9972,7 +10410,7 @@ var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.B
 	sortPairsF64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1516) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1654) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9991,7 +10429,7 @@ func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 160)
+	ld, checked, err := goKernels.Prepare(s, 166)
 	if err != nil {
 		return err
 	}
@@ -10001,7 +10439,7 @@ func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 160, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 166, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64I64Args is the kernarg layout of sort_pairs_f64_i64's C++ entry point.
@@ -10041,7 +10479,7 @@ var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.B
 	sortPairsF64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1526) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1664) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10060,7 +10498,7 @@ func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 161)
+	ld, checked, err := goKernels.Prepare(s, 167)
 	if err != nil {
 		return err
 	}
@@ -10070,7 +10508,7 @@ func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 161, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 167, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64U64Args is the kernarg layout of sort_pairs_f64_u64's C++ entry point.
@@ -10110,7 +10548,7 @@ var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.B
 	sortPairsF64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1536) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1674) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10129,7 +10567,7 @@ func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 162)
+	ld, checked, err := goKernels.Prepare(s, 168)
 	if err != nil {
 		return err
 	}
@@ -10139,7 +10577,7 @@ func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 162, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 168, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64F32Args is the kernarg layout of sort_pairs_f64_f32's C++ entry point.
@@ -10179,7 +10617,7 @@ var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.B
 	sortPairsF64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1546) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1684) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10198,7 +10636,7 @@ func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 163)
+	ld, checked, err := goKernels.Prepare(s, 169)
 	if err != nil {
 		return err
 	}
@@ -10208,7 +10646,7 @@ func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 163, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 169, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64F64Args is the kernarg layout of sort_pairs_f64_f64's C++ entry point.
@@ -10248,7 +10686,7 @@ var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.B
 	sortPairsF64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1556) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1694) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10267,7 +10705,7 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 164)
+	ld, checked, err := goKernels.Prepare(s, 170)
 	if err != nil {
 		return err
 	}
@@ -10277,7 +10715,7 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 164, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 170, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI8Args is the kernarg layout of sort_hist_i8's C++ entry point.
@@ -10321,7 +10759,7 @@ func LaunchSortHistI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 165)
+	ld, checked, err := goKernels.Prepare(s, 171)
 	if err != nil {
 		return err
 	}
@@ -10331,7 +10769,7 @@ func LaunchSortHistI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 165, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 171, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI8Args is the kernarg layout of sweep_keys_i8's C++ entry point.
@@ -10382,7 +10820,7 @@ func LaunchSweepKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i8 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 166)
+	ld, checked, err := goKernels.Prepare(s, 172)
 	if err != nil {
 		return err
 	}
@@ -10392,7 +10830,7 @@ func LaunchSweepKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 166, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 172, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU8Args is the kernarg layout of sort_hist_u8's C++ entry point.
@@ -10436,7 +10874,7 @@ func LaunchSortHistU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 167)
+	ld, checked, err := goKernels.Prepare(s, 173)
 	if err != nil {
 		return err
 	}
@@ -10446,7 +10884,7 @@ func LaunchSortHistU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 167, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 173, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU8Args is the kernarg layout of sweep_keys_u8's C++ entry point.
@@ -10497,7 +10935,7 @@ func LaunchSweepKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u8 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 168)
+	ld, checked, err := goKernels.Prepare(s, 174)
 	if err != nil {
 		return err
 	}
@@ -10507,7 +10945,7 @@ func LaunchSweepKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 168, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 174, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI16Args is the kernarg layout of sort_hist_i16's C++ entry point.
@@ -10551,7 +10989,7 @@ func LaunchSortHistI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 169)
+	ld, checked, err := goKernels.Prepare(s, 175)
 	if err != nil {
 		return err
 	}
@@ -10561,7 +10999,7 @@ func LaunchSortHistI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 169, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 175, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI16Args is the kernarg layout of sweep_keys_i16's C++ entry point.
@@ -10612,7 +11050,7 @@ func LaunchSweepKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i16 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 170)
+	ld, checked, err := goKernels.Prepare(s, 176)
 	if err != nil {
 		return err
 	}
@@ -10622,7 +11060,7 @@ func LaunchSweepKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 170, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 176, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU16Args is the kernarg layout of sort_hist_u16's C++ entry point.
@@ -10666,7 +11104,7 @@ func LaunchSortHistU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 171)
+	ld, checked, err := goKernels.Prepare(s, 177)
 	if err != nil {
 		return err
 	}
@@ -10676,7 +11114,7 @@ func LaunchSortHistU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 171, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 177, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU16Args is the kernarg layout of sweep_keys_u16's C++ entry point.
@@ -10727,7 +11165,7 @@ func LaunchSweepKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u16 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 172)
+	ld, checked, err := goKernels.Prepare(s, 178)
 	if err != nil {
 		return err
 	}
@@ -10737,7 +11175,7 @@ func LaunchSweepKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 172, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 178, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI32Args is the kernarg layout of sort_hist_i32's C++ entry point.
@@ -10781,7 +11219,7 @@ func LaunchSortHistI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 173)
+	ld, checked, err := goKernels.Prepare(s, 179)
 	if err != nil {
 		return err
 	}
@@ -10791,7 +11229,7 @@ func LaunchSortHistI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 173, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 179, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI32Args is the kernarg layout of sweep_keys_i32's C++ entry point.
@@ -10842,7 +11280,7 @@ func LaunchSweepKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 174)
+	ld, checked, err := goKernels.Prepare(s, 180)
 	if err != nil {
 		return err
 	}
@@ -10852,7 +11290,7 @@ func LaunchSweepKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 174, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 180, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU32Args is the kernarg layout of sort_hist_u32's C++ entry point.
@@ -10896,7 +11334,7 @@ func LaunchSortHistU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 175)
+	ld, checked, err := goKernels.Prepare(s, 181)
 	if err != nil {
 		return err
 	}
@@ -10906,7 +11344,7 @@ func LaunchSortHistU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 175, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 181, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32Args is the kernarg layout of sweep_keys_u32's C++ entry point.
@@ -10957,7 +11395,7 @@ func LaunchSweepKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 176)
+	ld, checked, err := goKernels.Prepare(s, 182)
 	if err != nil {
 		return err
 	}
@@ -10967,7 +11405,7 @@ func LaunchSweepKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 176, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 182, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI64Args is the kernarg layout of sort_hist_i64's C++ entry point.
@@ -11011,7 +11449,7 @@ func LaunchSortHistI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 177)
+	ld, checked, err := goKernels.Prepare(s, 183)
 	if err != nil {
 		return err
 	}
@@ -11021,7 +11459,7 @@ func LaunchSortHistI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 177, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 183, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI64Args is the kernarg layout of sweep_keys_i64's C++ entry point.
@@ -11072,7 +11510,7 @@ func LaunchSweepKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 178)
+	ld, checked, err := goKernels.Prepare(s, 184)
 	if err != nil {
 		return err
 	}
@@ -11082,7 +11520,7 @@ func LaunchSweepKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 178, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 184, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU64Args is the kernarg layout of sort_hist_u64's C++ entry point.
@@ -11126,7 +11564,7 @@ func LaunchSortHistU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 179)
+	ld, checked, err := goKernels.Prepare(s, 185)
 	if err != nil {
 		return err
 	}
@@ -11136,7 +11574,7 @@ func LaunchSortHistU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 179, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 185, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU64Args is the kernarg layout of sweep_keys_u64's C++ entry point.
@@ -11187,7 +11625,7 @@ func LaunchSweepKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 180)
+	ld, checked, err := goKernels.Prepare(s, 186)
 	if err != nil {
 		return err
 	}
@@ -11197,7 +11635,7 @@ func LaunchSweepKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 180, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 186, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistF32Args is the kernarg layout of sort_hist_f32's C++ entry point.
@@ -11241,7 +11679,7 @@ func LaunchSortHistF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_f32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 181)
+	ld, checked, err := goKernels.Prepare(s, 187)
 	if err != nil {
 		return err
 	}
@@ -11251,7 +11689,7 @@ func LaunchSortHistF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 181, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 187, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysF32Args is the kernarg layout of sweep_keys_f32's C++ entry point.
@@ -11302,7 +11740,7 @@ func LaunchSweepKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 182)
+	ld, checked, err := goKernels.Prepare(s, 188)
 	if err != nil {
 		return err
 	}
@@ -11312,7 +11750,7 @@ func LaunchSweepKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 182, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 188, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistF64Args is the kernarg layout of sort_hist_f64's C++ entry point.
@@ -11356,7 +11794,7 @@ func LaunchSortHistF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_f64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 183)
+	ld, checked, err := goKernels.Prepare(s, 189)
 	if err != nil {
 		return err
 	}
@@ -11366,7 +11804,7 @@ func LaunchSortHistF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 183, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 189, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysF64Args is the kernarg layout of sweep_keys_f64's C++ entry point.
@@ -11417,7 +11855,7 @@ func LaunchSweepKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 184)
+	ld, checked, err := goKernels.Prepare(s, 190)
 	if err != nil {
 		return err
 	}
@@ -11427,7 +11865,7 @@ func LaunchSweepKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 184, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 190, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32I32Args is the kernarg layout of sweep_pairs_i32_i32's C++ entry point.
@@ -11488,7 +11926,7 @@ func LaunchSweepPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 185)
+	ld, checked, err := goKernels.Prepare(s, 191)
 	if err != nil {
 		return err
 	}
@@ -11498,7 +11936,7 @@ func LaunchSweepPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 185, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 191, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32U32Args is the kernarg layout of sweep_pairs_i32_u32's C++ entry point.
@@ -11559,7 +11997,7 @@ func LaunchSweepPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 186)
+	ld, checked, err := goKernels.Prepare(s, 192)
 	if err != nil {
 		return err
 	}
@@ -11569,7 +12007,7 @@ func LaunchSweepPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 186, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 192, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32I64Args is the kernarg layout of sweep_pairs_i32_i64's C++ entry point.
@@ -11630,7 +12068,7 @@ func LaunchSweepPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 187)
+	ld, checked, err := goKernels.Prepare(s, 193)
 	if err != nil {
 		return err
 	}
@@ -11640,7 +12078,7 @@ func LaunchSweepPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 187, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 193, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32U64Args is the kernarg layout of sweep_pairs_i32_u64's C++ entry point.
@@ -11701,7 +12139,7 @@ func LaunchSweepPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 188)
+	ld, checked, err := goKernels.Prepare(s, 194)
 	if err != nil {
 		return err
 	}
@@ -11711,7 +12149,7 @@ func LaunchSweepPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 188, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 194, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32F32Args is the kernarg layout of sweep_pairs_i32_f32's C++ entry point.
@@ -11772,7 +12210,7 @@ func LaunchSweepPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 189)
+	ld, checked, err := goKernels.Prepare(s, 195)
 	if err != nil {
 		return err
 	}
@@ -11782,7 +12220,7 @@ func LaunchSweepPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 189, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 195, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32F64Args is the kernarg layout of sweep_pairs_i32_f64's C++ entry point.
@@ -11843,7 +12281,7 @@ func LaunchSweepPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 190)
+	ld, checked, err := goKernels.Prepare(s, 196)
 	if err != nil {
 		return err
 	}
@@ -11853,7 +12291,7 @@ func LaunchSweepPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 190, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 196, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32I32Args is the kernarg layout of sweep_pairs_u32_i32's C++ entry point.
@@ -11914,7 +12352,7 @@ func LaunchSweepPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 191)
+	ld, checked, err := goKernels.Prepare(s, 197)
 	if err != nil {
 		return err
 	}
@@ -11924,7 +12362,7 @@ func LaunchSweepPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 191, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 197, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U32Args is the kernarg layout of sweep_pairs_u32_u32's C++ entry point.
@@ -11985,7 +12423,7 @@ func LaunchSweepPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 192)
+	ld, checked, err := goKernels.Prepare(s, 198)
 	if err != nil {
 		return err
 	}
@@ -11995,7 +12433,7 @@ func LaunchSweepPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 192, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 198, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32I64Args is the kernarg layout of sweep_pairs_u32_i64's C++ entry point.
@@ -12056,7 +12494,7 @@ func LaunchSweepPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 193)
+	ld, checked, err := goKernels.Prepare(s, 199)
 	if err != nil {
 		return err
 	}
@@ -12066,7 +12504,7 @@ func LaunchSweepPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 193, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 199, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U64Args is the kernarg layout of sweep_pairs_u32_u64's C++ entry point.
@@ -12127,7 +12565,7 @@ func LaunchSweepPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 194)
+	ld, checked, err := goKernels.Prepare(s, 200)
 	if err != nil {
 		return err
 	}
@@ -12137,7 +12575,7 @@ func LaunchSweepPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 194, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 200, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32F32Args is the kernarg layout of sweep_pairs_u32_f32's C++ entry point.
@@ -12198,7 +12636,7 @@ func LaunchSweepPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 195)
+	ld, checked, err := goKernels.Prepare(s, 201)
 	if err != nil {
 		return err
 	}
@@ -12208,7 +12646,7 @@ func LaunchSweepPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 195, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 201, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32F64Args is the kernarg layout of sweep_pairs_u32_f64's C++ entry point.
@@ -12269,7 +12707,7 @@ func LaunchSweepPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 196)
+	ld, checked, err := goKernels.Prepare(s, 202)
 	if err != nil {
 		return err
 	}
@@ -12279,7 +12717,7 @@ func LaunchSweepPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 196, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 202, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64I32Args is the kernarg layout of sweep_pairs_i64_i32's C++ entry point.
@@ -12340,7 +12778,7 @@ func LaunchSweepPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 197)
+	ld, checked, err := goKernels.Prepare(s, 203)
 	if err != nil {
 		return err
 	}
@@ -12350,7 +12788,7 @@ func LaunchSweepPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 197, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 203, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64U32Args is the kernarg layout of sweep_pairs_i64_u32's C++ entry point.
@@ -12411,7 +12849,7 @@ func LaunchSweepPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 198)
+	ld, checked, err := goKernels.Prepare(s, 204)
 	if err != nil {
 		return err
 	}
@@ -12421,7 +12859,7 @@ func LaunchSweepPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 198, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 204, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64I64Args is the kernarg layout of sweep_pairs_i64_i64's C++ entry point.
@@ -12482,7 +12920,7 @@ func LaunchSweepPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 199)
+	ld, checked, err := goKernels.Prepare(s, 205)
 	if err != nil {
 		return err
 	}
@@ -12492,7 +12930,7 @@ func LaunchSweepPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 199, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 205, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64U64Args is the kernarg layout of sweep_pairs_i64_u64's C++ entry point.
@@ -12553,7 +12991,7 @@ func LaunchSweepPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 200)
+	ld, checked, err := goKernels.Prepare(s, 206)
 	if err != nil {
 		return err
 	}
@@ -12563,7 +13001,7 @@ func LaunchSweepPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 200, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 206, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64F32Args is the kernarg layout of sweep_pairs_i64_f32's C++ entry point.
@@ -12624,7 +13062,7 @@ func LaunchSweepPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 201)
+	ld, checked, err := goKernels.Prepare(s, 207)
 	if err != nil {
 		return err
 	}
@@ -12634,7 +13072,7 @@ func LaunchSweepPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 201, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 207, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64F64Args is the kernarg layout of sweep_pairs_i64_f64's C++ entry point.
@@ -12695,7 +13133,7 @@ func LaunchSweepPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 202)
+	ld, checked, err := goKernels.Prepare(s, 208)
 	if err != nil {
 		return err
 	}
@@ -12705,7 +13143,7 @@ func LaunchSweepPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 202, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 208, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64I32Args is the kernarg layout of sweep_pairs_u64_i32's C++ entry point.
@@ -12766,7 +13204,7 @@ func LaunchSweepPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 203)
+	ld, checked, err := goKernels.Prepare(s, 209)
 	if err != nil {
 		return err
 	}
@@ -12776,7 +13214,7 @@ func LaunchSweepPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 203, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 209, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64U32Args is the kernarg layout of sweep_pairs_u64_u32's C++ entry point.
@@ -12837,7 +13275,7 @@ func LaunchSweepPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 204)
+	ld, checked, err := goKernels.Prepare(s, 210)
 	if err != nil {
 		return err
 	}
@@ -12847,7 +13285,7 @@ func LaunchSweepPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 204, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 210, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64I64Args is the kernarg layout of sweep_pairs_u64_i64's C++ entry point.
@@ -12908,7 +13346,7 @@ func LaunchSweepPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 205)
+	ld, checked, err := goKernels.Prepare(s, 211)
 	if err != nil {
 		return err
 	}
@@ -12918,7 +13356,7 @@ func LaunchSweepPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 205, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 211, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64U64Args is the kernarg layout of sweep_pairs_u64_u64's C++ entry point.
@@ -12979,7 +13417,7 @@ func LaunchSweepPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 206)
+	ld, checked, err := goKernels.Prepare(s, 212)
 	if err != nil {
 		return err
 	}
@@ -12989,7 +13427,7 @@ func LaunchSweepPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 206, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 212, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64F32Args is the kernarg layout of sweep_pairs_u64_f32's C++ entry point.
@@ -13050,7 +13488,7 @@ func LaunchSweepPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 207)
+	ld, checked, err := goKernels.Prepare(s, 213)
 	if err != nil {
 		return err
 	}
@@ -13060,7 +13498,7 @@ func LaunchSweepPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 207, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 213, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64F64Args is the kernarg layout of sweep_pairs_u64_f64's C++ entry point.
@@ -13121,7 +13559,7 @@ func LaunchSweepPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 208)
+	ld, checked, err := goKernels.Prepare(s, 214)
 	if err != nil {
 		return err
 	}
@@ -13131,7 +13569,7 @@ func LaunchSweepPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 208, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 214, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32I32Args is the kernarg layout of sweep_pairs_f32_i32's C++ entry point.
@@ -13192,7 +13630,7 @@ func LaunchSweepPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 209)
+	ld, checked, err := goKernels.Prepare(s, 215)
 	if err != nil {
 		return err
 	}
@@ -13202,7 +13640,7 @@ func LaunchSweepPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 209, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 215, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32U32Args is the kernarg layout of sweep_pairs_f32_u32's C++ entry point.
@@ -13263,7 +13701,7 @@ func LaunchSweepPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 210)
+	ld, checked, err := goKernels.Prepare(s, 216)
 	if err != nil {
 		return err
 	}
@@ -13273,7 +13711,7 @@ func LaunchSweepPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 210, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 216, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32I64Args is the kernarg layout of sweep_pairs_f32_i64's C++ entry point.
@@ -13334,7 +13772,7 @@ func LaunchSweepPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 211)
+	ld, checked, err := goKernels.Prepare(s, 217)
 	if err != nil {
 		return err
 	}
@@ -13344,7 +13782,7 @@ func LaunchSweepPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 211, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 217, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32U64Args is the kernarg layout of sweep_pairs_f32_u64's C++ entry point.
@@ -13405,7 +13843,7 @@ func LaunchSweepPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 212)
+	ld, checked, err := goKernels.Prepare(s, 218)
 	if err != nil {
 		return err
 	}
@@ -13415,7 +13853,7 @@ func LaunchSweepPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 212, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 218, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32F32Args is the kernarg layout of sweep_pairs_f32_f32's C++ entry point.
@@ -13476,7 +13914,7 @@ func LaunchSweepPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 213)
+	ld, checked, err := goKernels.Prepare(s, 219)
 	if err != nil {
 		return err
 	}
@@ -13486,7 +13924,7 @@ func LaunchSweepPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 213, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 219, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32F64Args is the kernarg layout of sweep_pairs_f32_f64's C++ entry point.
@@ -13547,7 +13985,7 @@ func LaunchSweepPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 214)
+	ld, checked, err := goKernels.Prepare(s, 220)
 	if err != nil {
 		return err
 	}
@@ -13557,7 +13995,7 @@ func LaunchSweepPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 214, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 220, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64I32Args is the kernarg layout of sweep_pairs_f64_i32's C++ entry point.
@@ -13618,7 +14056,7 @@ func LaunchSweepPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 215)
+	ld, checked, err := goKernels.Prepare(s, 221)
 	if err != nil {
 		return err
 	}
@@ -13628,7 +14066,7 @@ func LaunchSweepPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 215, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 221, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64U32Args is the kernarg layout of sweep_pairs_f64_u32's C++ entry point.
@@ -13689,7 +14127,7 @@ func LaunchSweepPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 216)
+	ld, checked, err := goKernels.Prepare(s, 222)
 	if err != nil {
 		return err
 	}
@@ -13699,7 +14137,7 @@ func LaunchSweepPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 216, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 222, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64I64Args is the kernarg layout of sweep_pairs_f64_i64's C++ entry point.
@@ -13760,7 +14198,7 @@ func LaunchSweepPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 217)
+	ld, checked, err := goKernels.Prepare(s, 223)
 	if err != nil {
 		return err
 	}
@@ -13770,7 +14208,7 @@ func LaunchSweepPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 217, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 223, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64U64Args is the kernarg layout of sweep_pairs_f64_u64's C++ entry point.
@@ -13831,7 +14269,7 @@ func LaunchSweepPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 218)
+	ld, checked, err := goKernels.Prepare(s, 224)
 	if err != nil {
 		return err
 	}
@@ -13841,7 +14279,7 @@ func LaunchSweepPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 218, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 224, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64F32Args is the kernarg layout of sweep_pairs_f64_f32's C++ entry point.
@@ -13902,7 +14340,7 @@ func LaunchSweepPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 219)
+	ld, checked, err := goKernels.Prepare(s, 225)
 	if err != nil {
 		return err
 	}
@@ -13912,7 +14350,7 @@ func LaunchSweepPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 219, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 225, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64F64Args is the kernarg layout of sweep_pairs_f64_f64's C++ entry point.
@@ -13973,7 +14411,7 @@ func LaunchSweepPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 220)
+	ld, checked, err := goKernels.Prepare(s, 226)
 	if err != nil {
 		return err
 	}
@@ -13983,7 +14421,7 @@ func LaunchSweepPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 220, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 226, checked, grid, block, sharedMem, &args)
 }
 
 // reduceI32Frame holds reduceI32's arguments for its lockstep work-items.
@@ -14033,9 +14471,23 @@ type scanLBI32Frame struct {
 	p1 []int32
 	p2 []int32
 	p3 []int32
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
+}
+
+// segScanLBI32Frame holds segScanLBI32's arguments for its lockstep work-items.
+type segScanLBI32Frame struct {
+	p0 []int32
+	p1 []uint8
+	p2 []int32
+	p3 []int32
+	p4 []int32
+	p5 []uint64
+	p6 bool
+	p7 bool
+	p8 int
 }
 
 // segReduceI32Frame holds segReduceI32's arguments for its lockstep work-items.
@@ -14137,9 +14589,23 @@ type scanLBU32Frame struct {
 	p1 []uint32
 	p2 []uint32
 	p3 []uint32
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
+}
+
+// segScanLBU32Frame holds segScanLBU32's arguments for its lockstep work-items.
+type segScanLBU32Frame struct {
+	p0 []uint32
+	p1 []uint8
+	p2 []uint32
+	p3 []uint32
+	p4 []uint32
+	p5 []uint64
+	p6 bool
+	p7 bool
+	p8 int
 }
 
 // segReduceU32Frame holds segReduceU32's arguments for its lockstep work-items.
@@ -14241,9 +14707,23 @@ type scanLBI64Frame struct {
 	p1 []int64
 	p2 []int64
 	p3 []int64
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
+}
+
+// segScanLBI64Frame holds segScanLBI64's arguments for its lockstep work-items.
+type segScanLBI64Frame struct {
+	p0 []int64
+	p1 []uint8
+	p2 []int64
+	p3 []int64
+	p4 []int64
+	p5 []uint64
+	p6 bool
+	p7 bool
+	p8 int
 }
 
 // segReduceI64Frame holds segReduceI64's arguments for its lockstep work-items.
@@ -14345,9 +14825,23 @@ type scanLBU64Frame struct {
 	p1 []uint64
 	p2 []uint64
 	p3 []uint64
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
+}
+
+// segScanLBU64Frame holds segScanLBU64's arguments for its lockstep work-items.
+type segScanLBU64Frame struct {
+	p0 []uint64
+	p1 []uint8
+	p2 []uint64
+	p3 []uint64
+	p4 []uint64
+	p5 []uint64
+	p6 bool
+	p7 bool
+	p8 int
 }
 
 // segReduceU64Frame holds segReduceU64's arguments for its lockstep work-items.
@@ -14449,9 +14943,23 @@ type scanLBF32Frame struct {
 	p1 []float32
 	p2 []float32
 	p3 []float32
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
+}
+
+// segScanLBF32Frame holds segScanLBF32's arguments for its lockstep work-items.
+type segScanLBF32Frame struct {
+	p0 []float32
+	p1 []uint8
+	p2 []float32
+	p3 []float32
+	p4 []float32
+	p5 []uint64
+	p6 bool
+	p7 bool
+	p8 int
 }
 
 // segReduceF32Frame holds segReduceF32's arguments for its lockstep work-items.
@@ -14553,9 +15061,23 @@ type scanLBF64Frame struct {
 	p1 []float64
 	p2 []float64
 	p3 []float64
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
+}
+
+// segScanLBF64Frame holds segScanLBF64's arguments for its lockstep work-items.
+type segScanLBF64Frame struct {
+	p0 []float64
+	p1 []uint8
+	p2 []float64
+	p3 []float64
+	p4 []float64
+	p5 []uint64
+	p6 bool
+	p7 bool
+	p8 int
 }
 
 // segReduceF64Frame holds segReduceF64's arguments for its lockstep work-items.
@@ -16784,7 +17306,7 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 type segReduceI32Locals struct {
 }
 
-// segReduceI32Group runs one work-group of segReduceI32 (kernels_types.go:85) by loop fission: each stretch
+// segReduceI32Group runs one work-group of segReduceI32 (kernels_types.go:108) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceI32Group(hgB *kernel.Block, in []int32, offs []int64, out []int32, id int32, op int32, span int) {
 	hgN := hgB.Threads()
@@ -16793,9 +17315,9 @@ func segReduceI32Group(hgB *kernel.Block, in []int32, offs []int64, out []int32,
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:86
+//line kernels_types.go:109
 	warps := kernel.Shared[[32]int32](t)
-//line kernels_types.go:87
+//line kernels_types.go:110
 	hgGroupSegReduce[int32](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -16984,7 +17506,7 @@ func hgGroupSegReduce[T kernel.Shuffleable](hgB *kernel.Block, in []T, offs []in
 type selectCountI32Locals struct {
 }
 
-// selectCountI32Group runs one work-group of selectCountI32 (kernels_types.go:93) by loop fission: each stretch
+// selectCountI32Group runs one work-group of selectCountI32 (kernels_types.go:116) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountI32Group(hgB *kernel.Block, in []int32, flags []uint8, counts []int64, pred int32, a int32, tile int) {
 	hgN := hgB.Threads()
@@ -16993,9 +17515,9 @@ func selectCountI32Group(hgB *kernel.Block, in []int32, flags []uint8, counts []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:94
+//line kernels_types.go:117
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:95
+//line kernels_types.go:118
 	hgGroupSelectCount[int32](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -17159,7 +17681,7 @@ func hgGroupSelectCount[T number](hgB *kernel.Block, in []T, flags []uint8, coun
 type selectScatterI32Locals struct {
 }
 
-// selectScatterI32Group runs one work-group of selectScatterI32 (kernels_types.go:101) by loop fission: each stretch
+// selectScatterI32Group runs one work-group of selectScatterI32 (kernels_types.go:124) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterI32Group(hgB *kernel.Block, in []int32, flags []uint8, out []int32, outIdx []int64, vals bool, idx bool, pred int32, a int32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -17168,11 +17690,11 @@ func selectScatterI32Group(hgB *kernel.Block, in []int32, flags []uint8, out []i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:102
+//line kernels_types.go:125
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:103
+//line kernels_types.go:126
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:104
+//line kernels_types.go:127
 	hgGroupSelectScatter[int32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -17487,7 +18009,7 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 type segScanI32Locals struct {
 }
 
-// segScanI32Group runs one work-group of segScanI32 (kernels_types.go:110) by loop fission: each stretch
+// segScanI32Group runs one work-group of segScanI32 (kernels_types.go:133) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanI32Group(hgB *kernel.Block, in []int32, heads []uint8, out []int32, sums []int32, sumHeads []uint8, carryIn []int32, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -17496,15 +18018,15 @@ func segScanI32Group(hgB *kernel.Block, in []int32, heads []uint8, out []int32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:111
+//line kernels_types.go:134
 	sh := kernel.DynamicShared[int32](t)
-//line kernels_types.go:112
+//line kernels_types.go:135
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:113
+//line kernels_types.go:136
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:114
+//line kernels_types.go:137
 	warpsV := kernel.Shared[[32]int32](t)
-//line kernels_types.go:115
+//line kernels_types.go:138
 	hgGroupSegScanTiles[int32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -17914,7 +18436,7 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 type scanUpU32Locals struct {
 }
 
-// scanUpU32Group runs one work-group of scanUpU32 (kernels_types.go:147) by loop fission: each stretch
+// scanUpU32Group runs one work-group of scanUpU32 (kernels_types.go:170) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpU32Group(hgB *kernel.Block, in []uint32, sums []uint32, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -17923,9 +18445,9 @@ func scanUpU32Group(hgB *kernel.Block, in []uint32, sums []uint32, tile int, tpb
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:148
+//line kernels_types.go:171
 	warps := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:149
+//line kernels_types.go:172
 	hgGroupTileSum[uint32](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -17933,7 +18455,7 @@ func scanUpU32Group(hgB *kernel.Block, in []uint32, sums []uint32, tile int, tpb
 type scanU32Locals struct {
 }
 
-// scanU32Group runs one work-group of scanU32 (kernels_types.go:155) by loop fission: each stretch
+// scanU32Group runs one work-group of scanU32 (kernels_types.go:178) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanU32Group(hgB *kernel.Block, in []uint32, out []uint32, offs []uint32, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -17942,11 +18464,11 @@ func scanU32Group(hgB *kernel.Block, in []uint32, out []uint32, offs []uint32, u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:156
+//line kernels_types.go:179
 	warps := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:157
+//line kernels_types.go:180
 	sh := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:158
+//line kernels_types.go:181
 	hgGroupScanTiles[uint32](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -17954,7 +18476,7 @@ func scanU32Group(hgB *kernel.Block, in []uint32, out []uint32, offs []uint32, u
 type segReduceU32Locals struct {
 }
 
-// segReduceU32Group runs one work-group of segReduceU32 (kernels_types.go:196) by loop fission: each stretch
+// segReduceU32Group runs one work-group of segReduceU32 (kernels_types.go:242) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceU32Group(hgB *kernel.Block, in []uint32, offs []int64, out []uint32, id uint32, op int32, span int) {
 	hgN := hgB.Threads()
@@ -17963,9 +18485,9 @@ func segReduceU32Group(hgB *kernel.Block, in []uint32, offs []int64, out []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:197
+//line kernels_types.go:243
 	warps := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:198
+//line kernels_types.go:244
 	hgGroupSegReduce[uint32](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -17973,7 +18495,7 @@ func segReduceU32Group(hgB *kernel.Block, in []uint32, offs []int64, out []uint3
 type selectCountU32Locals struct {
 }
 
-// selectCountU32Group runs one work-group of selectCountU32 (kernels_types.go:204) by loop fission: each stretch
+// selectCountU32Group runs one work-group of selectCountU32 (kernels_types.go:250) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountU32Group(hgB *kernel.Block, in []uint32, flags []uint8, counts []int64, pred int32, a uint32, tile int) {
 	hgN := hgB.Threads()
@@ -17982,9 +18504,9 @@ func selectCountU32Group(hgB *kernel.Block, in []uint32, flags []uint8, counts [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:205
+//line kernels_types.go:251
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:206
+//line kernels_types.go:252
 	hgGroupSelectCount[uint32](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -17992,7 +18514,7 @@ func selectCountU32Group(hgB *kernel.Block, in []uint32, flags []uint8, counts [
 type selectScatterU32Locals struct {
 }
 
-// selectScatterU32Group runs one work-group of selectScatterU32 (kernels_types.go:212) by loop fission: each stretch
+// selectScatterU32Group runs one work-group of selectScatterU32 (kernels_types.go:258) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterU32Group(hgB *kernel.Block, in []uint32, flags []uint8, out []uint32, outIdx []int64, vals bool, idx bool, pred int32, a uint32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18001,11 +18523,11 @@ func selectScatterU32Group(hgB *kernel.Block, in []uint32, flags []uint8, out []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:213
+//line kernels_types.go:259
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:214
+//line kernels_types.go:260
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:215
+//line kernels_types.go:261
 	hgGroupSelectScatter[uint32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18013,7 +18535,7 @@ func selectScatterU32Group(hgB *kernel.Block, in []uint32, flags []uint8, out []
 type segScanU32Locals struct {
 }
 
-// segScanU32Group runs one work-group of segScanU32 (kernels_types.go:221) by loop fission: each stretch
+// segScanU32Group runs one work-group of segScanU32 (kernels_types.go:267) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanU32Group(hgB *kernel.Block, in []uint32, heads []uint8, out []uint32, sums []uint32, sumHeads []uint8, carryIn []uint32, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18022,15 +18544,15 @@ func segScanU32Group(hgB *kernel.Block, in []uint32, heads []uint8, out []uint32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:222
+//line kernels_types.go:268
 	sh := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:223
+//line kernels_types.go:269
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:224
+//line kernels_types.go:270
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:225
+//line kernels_types.go:271
 	warpsV := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:226
+//line kernels_types.go:272
 	hgGroupSegScanTiles[uint32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18038,7 +18560,7 @@ func segScanU32Group(hgB *kernel.Block, in []uint32, heads []uint8, out []uint32
 type scanUpI64Locals struct {
 }
 
-// scanUpI64Group runs one work-group of scanUpI64 (kernels_types.go:258) by loop fission: each stretch
+// scanUpI64Group runs one work-group of scanUpI64 (kernels_types.go:304) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpI64Group(hgB *kernel.Block, in []int64, sums []int64, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18047,9 +18569,9 @@ func scanUpI64Group(hgB *kernel.Block, in []int64, sums []int64, tile int, tpb i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:259
+//line kernels_types.go:305
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:260
+//line kernels_types.go:306
 	hgGroupTileSum[int64](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -18057,7 +18579,7 @@ func scanUpI64Group(hgB *kernel.Block, in []int64, sums []int64, tile int, tpb i
 type scanI64Locals struct {
 }
 
-// scanI64Group runs one work-group of scanI64 (kernels_types.go:266) by loop fission: each stretch
+// scanI64Group runs one work-group of scanI64 (kernels_types.go:312) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanI64Group(hgB *kernel.Block, in []int64, out []int64, offs []int64, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18066,11 +18588,11 @@ func scanI64Group(hgB *kernel.Block, in []int64, out []int64, offs []int64, useO
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:267
+//line kernels_types.go:313
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:268
+//line kernels_types.go:314
 	sh := kernel.DynamicShared[int64](t)
-//line kernels_types.go:269
+//line kernels_types.go:315
 	hgGroupScanTiles[int64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -18078,7 +18600,7 @@ func scanI64Group(hgB *kernel.Block, in []int64, out []int64, offs []int64, useO
 type segReduceI64Locals struct {
 }
 
-// segReduceI64Group runs one work-group of segReduceI64 (kernels_types.go:307) by loop fission: each stretch
+// segReduceI64Group runs one work-group of segReduceI64 (kernels_types.go:376) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceI64Group(hgB *kernel.Block, in []int64, offs []int64, out []int64, id int64, op int32, span int) {
 	hgN := hgB.Threads()
@@ -18087,9 +18609,9 @@ func segReduceI64Group(hgB *kernel.Block, in []int64, offs []int64, out []int64,
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:308
+//line kernels_types.go:377
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:309
+//line kernels_types.go:378
 	hgGroupSegReduce[int64](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -18097,7 +18619,7 @@ func segReduceI64Group(hgB *kernel.Block, in []int64, offs []int64, out []int64,
 type selectCountI64Locals struct {
 }
 
-// selectCountI64Group runs one work-group of selectCountI64 (kernels_types.go:315) by loop fission: each stretch
+// selectCountI64Group runs one work-group of selectCountI64 (kernels_types.go:384) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountI64Group(hgB *kernel.Block, in []int64, flags []uint8, counts []int64, pred int32, a int64, tile int) {
 	hgN := hgB.Threads()
@@ -18106,9 +18628,9 @@ func selectCountI64Group(hgB *kernel.Block, in []int64, flags []uint8, counts []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:316
+//line kernels_types.go:385
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:317
+//line kernels_types.go:386
 	hgGroupSelectCount[int64](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -18116,7 +18638,7 @@ func selectCountI64Group(hgB *kernel.Block, in []int64, flags []uint8, counts []
 type selectScatterI64Locals struct {
 }
 
-// selectScatterI64Group runs one work-group of selectScatterI64 (kernels_types.go:323) by loop fission: each stretch
+// selectScatterI64Group runs one work-group of selectScatterI64 (kernels_types.go:392) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterI64Group(hgB *kernel.Block, in []int64, flags []uint8, out []int64, outIdx []int64, vals bool, idx bool, pred int32, a int64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18125,11 +18647,11 @@ func selectScatterI64Group(hgB *kernel.Block, in []int64, flags []uint8, out []i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:324
+//line kernels_types.go:393
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:325
+//line kernels_types.go:394
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:326
+//line kernels_types.go:395
 	hgGroupSelectScatter[int64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18137,7 +18659,7 @@ func selectScatterI64Group(hgB *kernel.Block, in []int64, flags []uint8, out []i
 type segScanI64Locals struct {
 }
 
-// segScanI64Group runs one work-group of segScanI64 (kernels_types.go:332) by loop fission: each stretch
+// segScanI64Group runs one work-group of segScanI64 (kernels_types.go:401) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanI64Group(hgB *kernel.Block, in []int64, heads []uint8, out []int64, sums []int64, sumHeads []uint8, carryIn []int64, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18146,15 +18668,15 @@ func segScanI64Group(hgB *kernel.Block, in []int64, heads []uint8, out []int64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:333
+//line kernels_types.go:402
 	sh := kernel.DynamicShared[int64](t)
-//line kernels_types.go:334
+//line kernels_types.go:403
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:335
+//line kernels_types.go:404
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:336
+//line kernels_types.go:405
 	warpsV := kernel.Shared[[32]int64](t)
-//line kernels_types.go:337
+//line kernels_types.go:406
 	hgGroupSegScanTiles[int64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18162,7 +18684,7 @@ func segScanI64Group(hgB *kernel.Block, in []int64, heads []uint8, out []int64, 
 type scanUpU64Locals struct {
 }
 
-// scanUpU64Group runs one work-group of scanUpU64 (kernels_types.go:369) by loop fission: each stretch
+// scanUpU64Group runs one work-group of scanUpU64 (kernels_types.go:438) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpU64Group(hgB *kernel.Block, in []uint64, sums []uint64, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18171,9 +18693,9 @@ func scanUpU64Group(hgB *kernel.Block, in []uint64, sums []uint64, tile int, tpb
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:370
+//line kernels_types.go:439
 	warps := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:371
+//line kernels_types.go:440
 	hgGroupTileSum[uint64](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -18181,7 +18703,7 @@ func scanUpU64Group(hgB *kernel.Block, in []uint64, sums []uint64, tile int, tpb
 type scanU64Locals struct {
 }
 
-// scanU64Group runs one work-group of scanU64 (kernels_types.go:377) by loop fission: each stretch
+// scanU64Group runs one work-group of scanU64 (kernels_types.go:446) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanU64Group(hgB *kernel.Block, in []uint64, out []uint64, offs []uint64, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18190,11 +18712,11 @@ func scanU64Group(hgB *kernel.Block, in []uint64, out []uint64, offs []uint64, u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:378
+//line kernels_types.go:447
 	warps := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:379
+//line kernels_types.go:448
 	sh := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:380
+//line kernels_types.go:449
 	hgGroupScanTiles[uint64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -18202,7 +18724,7 @@ func scanU64Group(hgB *kernel.Block, in []uint64, out []uint64, offs []uint64, u
 type segReduceU64Locals struct {
 }
 
-// segReduceU64Group runs one work-group of segReduceU64 (kernels_types.go:418) by loop fission: each stretch
+// segReduceU64Group runs one work-group of segReduceU64 (kernels_types.go:510) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceU64Group(hgB *kernel.Block, in []uint64, offs []int64, out []uint64, id uint64, op int32, span int) {
 	hgN := hgB.Threads()
@@ -18211,9 +18733,9 @@ func segReduceU64Group(hgB *kernel.Block, in []uint64, offs []int64, out []uint6
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:419
+//line kernels_types.go:511
 	warps := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:420
+//line kernels_types.go:512
 	hgGroupSegReduce[uint64](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -18221,7 +18743,7 @@ func segReduceU64Group(hgB *kernel.Block, in []uint64, offs []int64, out []uint6
 type selectCountU64Locals struct {
 }
 
-// selectCountU64Group runs one work-group of selectCountU64 (kernels_types.go:426) by loop fission: each stretch
+// selectCountU64Group runs one work-group of selectCountU64 (kernels_types.go:518) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountU64Group(hgB *kernel.Block, in []uint64, flags []uint8, counts []int64, pred int32, a uint64, tile int) {
 	hgN := hgB.Threads()
@@ -18230,9 +18752,9 @@ func selectCountU64Group(hgB *kernel.Block, in []uint64, flags []uint8, counts [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:427
+//line kernels_types.go:519
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:428
+//line kernels_types.go:520
 	hgGroupSelectCount[uint64](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -18240,7 +18762,7 @@ func selectCountU64Group(hgB *kernel.Block, in []uint64, flags []uint8, counts [
 type selectScatterU64Locals struct {
 }
 
-// selectScatterU64Group runs one work-group of selectScatterU64 (kernels_types.go:434) by loop fission: each stretch
+// selectScatterU64Group runs one work-group of selectScatterU64 (kernels_types.go:526) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterU64Group(hgB *kernel.Block, in []uint64, flags []uint8, out []uint64, outIdx []int64, vals bool, idx bool, pred int32, a uint64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18249,11 +18771,11 @@ func selectScatterU64Group(hgB *kernel.Block, in []uint64, flags []uint8, out []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:435
+//line kernels_types.go:527
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:436
+//line kernels_types.go:528
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:437
+//line kernels_types.go:529
 	hgGroupSelectScatter[uint64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18261,7 +18783,7 @@ func selectScatterU64Group(hgB *kernel.Block, in []uint64, flags []uint8, out []
 type segScanU64Locals struct {
 }
 
-// segScanU64Group runs one work-group of segScanU64 (kernels_types.go:443) by loop fission: each stretch
+// segScanU64Group runs one work-group of segScanU64 (kernels_types.go:535) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanU64Group(hgB *kernel.Block, in []uint64, heads []uint8, out []uint64, sums []uint64, sumHeads []uint8, carryIn []uint64, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18270,15 +18792,15 @@ func segScanU64Group(hgB *kernel.Block, in []uint64, heads []uint8, out []uint64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:444
+//line kernels_types.go:536
 	sh := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:445
+//line kernels_types.go:537
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:446
+//line kernels_types.go:538
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:447
+//line kernels_types.go:539
 	warpsV := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:448
+//line kernels_types.go:540
 	hgGroupSegScanTiles[uint64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18286,7 +18808,7 @@ func segScanU64Group(hgB *kernel.Block, in []uint64, heads []uint8, out []uint64
 type scanUpF32Locals struct {
 }
 
-// scanUpF32Group runs one work-group of scanUpF32 (kernels_types.go:480) by loop fission: each stretch
+// scanUpF32Group runs one work-group of scanUpF32 (kernels_types.go:572) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpF32Group(hgB *kernel.Block, in []float32, sums []float32, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18295,9 +18817,9 @@ func scanUpF32Group(hgB *kernel.Block, in []float32, sums []float32, tile int, t
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:481
+//line kernels_types.go:573
 	warps := kernel.Shared[[32]float32](t)
-//line kernels_types.go:482
+//line kernels_types.go:574
 	hgGroupTileSum[float32](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -18305,7 +18827,7 @@ func scanUpF32Group(hgB *kernel.Block, in []float32, sums []float32, tile int, t
 type scanF32Locals struct {
 }
 
-// scanF32Group runs one work-group of scanF32 (kernels_types.go:488) by loop fission: each stretch
+// scanF32Group runs one work-group of scanF32 (kernels_types.go:580) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanF32Group(hgB *kernel.Block, in []float32, out []float32, offs []float32, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18314,11 +18836,11 @@ func scanF32Group(hgB *kernel.Block, in []float32, out []float32, offs []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:489
+//line kernels_types.go:581
 	warps := kernel.Shared[[32]float32](t)
-//line kernels_types.go:490
+//line kernels_types.go:582
 	sh := kernel.DynamicShared[float32](t)
-//line kernels_types.go:491
+//line kernels_types.go:583
 	hgGroupScanTiles[float32](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -18326,7 +18848,7 @@ func scanF32Group(hgB *kernel.Block, in []float32, out []float32, offs []float32
 type segReduceF32Locals struct {
 }
 
-// segReduceF32Group runs one work-group of segReduceF32 (kernels_types.go:529) by loop fission: each stretch
+// segReduceF32Group runs one work-group of segReduceF32 (kernels_types.go:644) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceF32Group(hgB *kernel.Block, in []float32, offs []int64, out []float32, id float32, op int32, span int) {
 	hgN := hgB.Threads()
@@ -18335,9 +18857,9 @@ func segReduceF32Group(hgB *kernel.Block, in []float32, offs []int64, out []floa
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:530
+//line kernels_types.go:645
 	warps := kernel.Shared[[32]float32](t)
-//line kernels_types.go:531
+//line kernels_types.go:646
 	hgGroupSegReduce[float32](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -18345,7 +18867,7 @@ func segReduceF32Group(hgB *kernel.Block, in []float32, offs []int64, out []floa
 type selectCountF32Locals struct {
 }
 
-// selectCountF32Group runs one work-group of selectCountF32 (kernels_types.go:537) by loop fission: each stretch
+// selectCountF32Group runs one work-group of selectCountF32 (kernels_types.go:652) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountF32Group(hgB *kernel.Block, in []float32, flags []uint8, counts []int64, pred int32, a float32, tile int) {
 	hgN := hgB.Threads()
@@ -18354,9 +18876,9 @@ func selectCountF32Group(hgB *kernel.Block, in []float32, flags []uint8, counts 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:538
+//line kernels_types.go:653
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:539
+//line kernels_types.go:654
 	hgGroupSelectCount[float32](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -18364,7 +18886,7 @@ func selectCountF32Group(hgB *kernel.Block, in []float32, flags []uint8, counts 
 type selectScatterF32Locals struct {
 }
 
-// selectScatterF32Group runs one work-group of selectScatterF32 (kernels_types.go:545) by loop fission: each stretch
+// selectScatterF32Group runs one work-group of selectScatterF32 (kernels_types.go:660) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterF32Group(hgB *kernel.Block, in []float32, flags []uint8, out []float32, outIdx []int64, vals bool, idx bool, pred int32, a float32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18373,11 +18895,11 @@ func selectScatterF32Group(hgB *kernel.Block, in []float32, flags []uint8, out [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:546
+//line kernels_types.go:661
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:547
+//line kernels_types.go:662
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:548
+//line kernels_types.go:663
 	hgGroupSelectScatter[float32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18385,7 +18907,7 @@ func selectScatterF32Group(hgB *kernel.Block, in []float32, flags []uint8, out [
 type segScanF32Locals struct {
 }
 
-// segScanF32Group runs one work-group of segScanF32 (kernels_types.go:554) by loop fission: each stretch
+// segScanF32Group runs one work-group of segScanF32 (kernels_types.go:669) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanF32Group(hgB *kernel.Block, in []float32, heads []uint8, out []float32, sums []float32, sumHeads []uint8, carryIn []float32, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18394,15 +18916,15 @@ func segScanF32Group(hgB *kernel.Block, in []float32, heads []uint8, out []float
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:555
+//line kernels_types.go:670
 	sh := kernel.DynamicShared[float32](t)
-//line kernels_types.go:556
+//line kernels_types.go:671
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:557
+//line kernels_types.go:672
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:558
+//line kernels_types.go:673
 	warpsV := kernel.Shared[[32]float32](t)
-//line kernels_types.go:559
+//line kernels_types.go:674
 	hgGroupSegScanTiles[float32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18410,7 +18932,7 @@ func segScanF32Group(hgB *kernel.Block, in []float32, heads []uint8, out []float
 type scanUpF64Locals struct {
 }
 
-// scanUpF64Group runs one work-group of scanUpF64 (kernels_types.go:591) by loop fission: each stretch
+// scanUpF64Group runs one work-group of scanUpF64 (kernels_types.go:706) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpF64Group(hgB *kernel.Block, in []float64, sums []float64, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18419,9 +18941,9 @@ func scanUpF64Group(hgB *kernel.Block, in []float64, sums []float64, tile int, t
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:592
+//line kernels_types.go:707
 	warps := kernel.Shared[[32]float64](t)
-//line kernels_types.go:593
+//line kernels_types.go:708
 	hgGroupTileSum[float64](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -18429,7 +18951,7 @@ func scanUpF64Group(hgB *kernel.Block, in []float64, sums []float64, tile int, t
 type scanF64Locals struct {
 }
 
-// scanF64Group runs one work-group of scanF64 (kernels_types.go:599) by loop fission: each stretch
+// scanF64Group runs one work-group of scanF64 (kernels_types.go:714) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanF64Group(hgB *kernel.Block, in []float64, out []float64, offs []float64, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18438,11 +18960,11 @@ func scanF64Group(hgB *kernel.Block, in []float64, out []float64, offs []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:600
+//line kernels_types.go:715
 	warps := kernel.Shared[[32]float64](t)
-//line kernels_types.go:601
+//line kernels_types.go:716
 	sh := kernel.DynamicShared[float64](t)
-//line kernels_types.go:602
+//line kernels_types.go:717
 	hgGroupScanTiles[float64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -18450,7 +18972,7 @@ func scanF64Group(hgB *kernel.Block, in []float64, out []float64, offs []float64
 type segReduceF64Locals struct {
 }
 
-// segReduceF64Group runs one work-group of segReduceF64 (kernels_types.go:640) by loop fission: each stretch
+// segReduceF64Group runs one work-group of segReduceF64 (kernels_types.go:778) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceF64Group(hgB *kernel.Block, in []float64, offs []int64, out []float64, id float64, op int32, span int) {
 	hgN := hgB.Threads()
@@ -18459,9 +18981,9 @@ func segReduceF64Group(hgB *kernel.Block, in []float64, offs []int64, out []floa
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:641
+//line kernels_types.go:779
 	warps := kernel.Shared[[32]float64](t)
-//line kernels_types.go:642
+//line kernels_types.go:780
 	hgGroupSegReduce[float64](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -18469,7 +18991,7 @@ func segReduceF64Group(hgB *kernel.Block, in []float64, offs []int64, out []floa
 type selectCountF64Locals struct {
 }
 
-// selectCountF64Group runs one work-group of selectCountF64 (kernels_types.go:648) by loop fission: each stretch
+// selectCountF64Group runs one work-group of selectCountF64 (kernels_types.go:786) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountF64Group(hgB *kernel.Block, in []float64, flags []uint8, counts []int64, pred int32, a float64, tile int) {
 	hgN := hgB.Threads()
@@ -18478,9 +19000,9 @@ func selectCountF64Group(hgB *kernel.Block, in []float64, flags []uint8, counts 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:649
+//line kernels_types.go:787
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:650
+//line kernels_types.go:788
 	hgGroupSelectCount[float64](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -18488,7 +19010,7 @@ func selectCountF64Group(hgB *kernel.Block, in []float64, flags []uint8, counts 
 type selectScatterF64Locals struct {
 }
 
-// selectScatterF64Group runs one work-group of selectScatterF64 (kernels_types.go:656) by loop fission: each stretch
+// selectScatterF64Group runs one work-group of selectScatterF64 (kernels_types.go:794) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterF64Group(hgB *kernel.Block, in []float64, flags []uint8, out []float64, outIdx []int64, vals bool, idx bool, pred int32, a float64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18497,11 +19019,11 @@ func selectScatterF64Group(hgB *kernel.Block, in []float64, flags []uint8, out [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:657
+//line kernels_types.go:795
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:658
+//line kernels_types.go:796
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:659
+//line kernels_types.go:797
 	hgGroupSelectScatter[float64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18509,7 +19031,7 @@ func selectScatterF64Group(hgB *kernel.Block, in []float64, flags []uint8, out [
 type segScanF64Locals struct {
 }
 
-// segScanF64Group runs one work-group of segScanF64 (kernels_types.go:665) by loop fission: each stretch
+// segScanF64Group runs one work-group of segScanF64 (kernels_types.go:803) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanF64Group(hgB *kernel.Block, in []float64, heads []uint8, out []float64, sums []float64, sumHeads []uint8, carryIn []float64, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18518,15 +19040,15 @@ func segScanF64Group(hgB *kernel.Block, in []float64, heads []uint8, out []float
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:666
+//line kernels_types.go:804
 	sh := kernel.DynamicShared[float64](t)
-//line kernels_types.go:667
+//line kernels_types.go:805
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:668
+//line kernels_types.go:806
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:669
+//line kernels_types.go:807
 	warpsV := kernel.Shared[[32]float64](t)
-//line kernels_types.go:670
+//line kernels_types.go:808
 	hgGroupSegScanTiles[float64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18534,7 +19056,7 @@ func segScanF64Group(hgB *kernel.Block, in []float64, heads []uint8, out []float
 type histogramU8Locals struct {
 }
 
-// histogramU8Group runs one work-group of histogramU8 (kernels_types.go:676) by loop fission: each stretch
+// histogramU8Group runs one work-group of histogramU8 (kernels_types.go:814) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU8Group(hgB *kernel.Block, samples []uint8, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -18543,9 +19065,9 @@ func histogramU8Group(hgB *kernel.Block, samples []uint8, hist []uint32, isFloat
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:677
+//line kernels_types.go:815
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:678
+//line kernels_types.go:816
 	hgGroupHistogramEven[uint8](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -18632,7 +19154,7 @@ func hgGroupHistogramEven[T number](hgB *kernel.Block, samples []T, hist []uint3
 type histogramU16Locals struct {
 }
 
-// histogramU16Group runs one work-group of histogramU16 (kernels_types.go:684) by loop fission: each stretch
+// histogramU16Group runs one work-group of histogramU16 (kernels_types.go:822) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -18641,9 +19163,9 @@ func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFlo
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:685
+//line kernels_types.go:823
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:686
+//line kernels_types.go:824
 	hgGroupHistogramEven[uint16](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -18651,7 +19173,7 @@ func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFlo
 type histogramI32Locals struct {
 }
 
-// histogramI32Group runs one work-group of histogramI32 (kernels_types.go:692) by loop fission: each stretch
+// histogramI32Group runs one work-group of histogramI32 (kernels_types.go:830) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -18660,9 +19182,9 @@ func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloa
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:693
+//line kernels_types.go:831
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:694
+//line kernels_types.go:832
 	hgGroupHistogramEven[int32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -18670,7 +19192,7 @@ func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloa
 type histogramU32Locals struct {
 }
 
-// histogramU32Group runs one work-group of histogramU32 (kernels_types.go:700) by loop fission: each stretch
+// histogramU32Group runs one work-group of histogramU32 (kernels_types.go:838) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -18679,9 +19201,9 @@ func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFlo
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:701
+//line kernels_types.go:839
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:702
+//line kernels_types.go:840
 	hgGroupHistogramEven[uint32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -18689,7 +19211,7 @@ func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFlo
 type histogramF32Locals struct {
 }
 
-// histogramF32Group runs one work-group of histogramF32 (kernels_types.go:708) by loop fission: each stretch
+// histogramF32Group runs one work-group of histogramF32 (kernels_types.go:846) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -18698,9 +19220,9 @@ func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFl
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:709
+//line kernels_types.go:847
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:710
+//line kernels_types.go:848
 	hgGroupHistogramEven[float32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -18708,7 +19230,7 @@ func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFl
 type histogramF64Locals struct {
 }
 
-// histogramF64Group runs one work-group of histogramF64 (kernels_types.go:716) by loop fission: each stretch
+// histogramF64Group runs one work-group of histogramF64 (kernels_types.go:854) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -18717,9 +19239,9 @@ func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFl
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:717
+//line kernels_types.go:855
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:718
+//line kernels_types.go:856
 	hgGroupHistogramEven[float64](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -18727,7 +19249,7 @@ func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFl
 type sortCountI8Locals struct {
 }
 
-// sortCountI8Group runs one work-group of sortCountI8 (kernels_types.go:724) by loop fission: each stretch
+// sortCountI8Group runs one work-group of sortCountI8 (kernels_types.go:862) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI8Group(hgB *kernel.Block, keys []int8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -18736,9 +19258,9 @@ func sortCountI8Group(hgB *kernel.Block, keys []int8, counts []uint32, shift int
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:725
+//line kernels_types.go:863
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:726
+//line kernels_types.go:864
 	hgGroupSortCount[int8](hgB, keys, counts, shift, bits, kindSigned, 8, desc, tile, bins)
 }
 
@@ -18810,7 +19332,7 @@ func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, sh
 type sortKeysI8Locals struct {
 }
 
-// sortKeysI8Group runs one work-group of sortKeysI8 (kernels_types.go:732) by loop fission: each stretch
+// sortKeysI8Group runs one work-group of sortKeysI8 (kernels_types.go:870) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI8Group(hgB *kernel.Block, keysIn []int8, keysOut []int8, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -18819,13 +19341,13 @@ func sortKeysI8Group(hgB *kernel.Block, keysIn []int8, keysOut []int8, offs []ui
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:733
+//line kernels_types.go:871
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:734
+//line kernels_types.go:872
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:735
+//line kernels_types.go:873
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:736
+//line kernels_types.go:874
 	hgGroupSortScatter[int8, int8](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 8, desc, tile, run, cnt, off)
 }
 
@@ -19028,7 +19550,7 @@ func hgGroupSortScatter[K number, V any](hgB *kernel.Block, keysIn []K, keysOut 
 type mergeBlockI8Locals struct {
 }
 
-// mergeBlockI8Group runs one work-group of mergeBlockI8 (kernels_types.go:749) by loop fission: each stretch
+// mergeBlockI8Group runs one work-group of mergeBlockI8 (kernels_types.go:887) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI8Group(hgB *kernel.Block, in []int8, out []int8, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19037,11 +19559,11 @@ func mergeBlockI8Group(hgB *kernel.Block, in []int8, out []int8, outI []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:750
+//line kernels_types.go:888
 	sk := kernel.DynamicShared[int8](t)
-//line kernels_types.go:751
+//line kernels_types.go:889
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:752
+//line kernels_types.go:890
 	hgGroupMergeSortBlock[int8](hgB, in, out, outI, pairs, ord, kindSigned, 8, tile, sk, si)
 }
 
@@ -19163,7 +19685,7 @@ func hgGroupMergeSortBlock[K number](hgB *kernel.Block, in []K, out []K, outI []
 type mergePassI8Locals struct {
 }
 
-// mergePassI8Group runs one work-group of mergePassI8 (kernels_types.go:758) by loop fission: each stretch
+// mergePassI8Group runs one work-group of mergePassI8 (kernels_types.go:896) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI8Group(hgB *kernel.Block, src []int8, dst []int8, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19172,13 +19694,13 @@ func mergePassI8Group(hgB *kernel.Block, src []int8, dst []int8, srcI []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:759
+//line kernels_types.go:897
 	sk := kernel.DynamicShared[int8](t)
-//line kernels_types.go:760
+//line kernels_types.go:898
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:761
+//line kernels_types.go:899
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:762
+//line kernels_types.go:900
 	hgGroupMergePass[int8](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 8, count, w, tile, sk, si, part)
 }
 
@@ -19317,7 +19839,7 @@ func hgGroupMergePass[K number](hgB *kernel.Block, src []K, dst []K, srcI []uint
 type sortCountU8Locals struct {
 }
 
-// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:768) by loop fission: each stretch
+// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:906) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19326,9 +19848,9 @@ func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift in
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:769
+//line kernels_types.go:907
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:770
+//line kernels_types.go:908
 	hgGroupSortCount[uint8](hgB, keys, counts, shift, bits, kindUnsigned, 8, desc, tile, bins)
 }
 
@@ -19336,7 +19858,7 @@ func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift in
 type sortKeysU8Locals struct {
 }
 
-// sortKeysU8Group runs one work-group of sortKeysU8 (kernels_types.go:776) by loop fission: each stretch
+// sortKeysU8Group runs one work-group of sortKeysU8 (kernels_types.go:914) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU8Group(hgB *kernel.Block, keysIn []uint8, keysOut []uint8, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19345,13 +19867,13 @@ func sortKeysU8Group(hgB *kernel.Block, keysIn []uint8, keysOut []uint8, offs []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:777
+//line kernels_types.go:915
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:778
+//line kernels_types.go:916
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:779
+//line kernels_types.go:917
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:780
+//line kernels_types.go:918
 	hgGroupSortScatter[uint8, uint8](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 8, desc, tile, run, cnt, off)
 }
 
@@ -19359,7 +19881,7 @@ func sortKeysU8Group(hgB *kernel.Block, keysIn []uint8, keysOut []uint8, offs []
 type mergeBlockU8Locals struct {
 }
 
-// mergeBlockU8Group runs one work-group of mergeBlockU8 (kernels_types.go:793) by loop fission: each stretch
+// mergeBlockU8Group runs one work-group of mergeBlockU8 (kernels_types.go:931) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU8Group(hgB *kernel.Block, in []uint8, out []uint8, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19368,11 +19890,11 @@ func mergeBlockU8Group(hgB *kernel.Block, in []uint8, out []uint8, outI []uint32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:794
+//line kernels_types.go:932
 	sk := kernel.DynamicShared[uint8](t)
-//line kernels_types.go:795
+//line kernels_types.go:933
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:796
+//line kernels_types.go:934
 	hgGroupMergeSortBlock[uint8](hgB, in, out, outI, pairs, ord, kindUnsigned, 8, tile, sk, si)
 }
 
@@ -19380,7 +19902,7 @@ func mergeBlockU8Group(hgB *kernel.Block, in []uint8, out []uint8, outI []uint32
 type mergePassU8Locals struct {
 }
 
-// mergePassU8Group runs one work-group of mergePassU8 (kernels_types.go:802) by loop fission: each stretch
+// mergePassU8Group runs one work-group of mergePassU8 (kernels_types.go:940) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19389,13 +19911,13 @@ func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:803
+//line kernels_types.go:941
 	sk := kernel.DynamicShared[uint8](t)
-//line kernels_types.go:804
+//line kernels_types.go:942
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:805
+//line kernels_types.go:943
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:806
+//line kernels_types.go:944
 	hgGroupMergePass[uint8](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 8, count, w, tile, sk, si, part)
 }
 
@@ -19403,7 +19925,7 @@ func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32
 type sortCountI16Locals struct {
 }
 
-// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:812) by loop fission: each stretch
+// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:950) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19412,9 +19934,9 @@ func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:813
+//line kernels_types.go:951
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:814
+//line kernels_types.go:952
 	hgGroupSortCount[int16](hgB, keys, counts, shift, bits, kindSigned, 16, desc, tile, bins)
 }
 
@@ -19422,7 +19944,7 @@ func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift i
 type sortKeysI16Locals struct {
 }
 
-// sortKeysI16Group runs one work-group of sortKeysI16 (kernels_types.go:820) by loop fission: each stretch
+// sortKeysI16Group runs one work-group of sortKeysI16 (kernels_types.go:958) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI16Group(hgB *kernel.Block, keysIn []int16, keysOut []int16, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19431,13 +19953,13 @@ func sortKeysI16Group(hgB *kernel.Block, keysIn []int16, keysOut []int16, offs [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:821
+//line kernels_types.go:959
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:822
+//line kernels_types.go:960
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:823
+//line kernels_types.go:961
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:824
+//line kernels_types.go:962
 	hgGroupSortScatter[int16, int16](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 16, desc, tile, run, cnt, off)
 }
 
@@ -19445,7 +19967,7 @@ func sortKeysI16Group(hgB *kernel.Block, keysIn []int16, keysOut []int16, offs [
 type mergeBlockI16Locals struct {
 }
 
-// mergeBlockI16Group runs one work-group of mergeBlockI16 (kernels_types.go:837) by loop fission: each stretch
+// mergeBlockI16Group runs one work-group of mergeBlockI16 (kernels_types.go:975) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI16Group(hgB *kernel.Block, in []int16, out []int16, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19454,11 +19976,11 @@ func mergeBlockI16Group(hgB *kernel.Block, in []int16, out []int16, outI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:838
+//line kernels_types.go:976
 	sk := kernel.DynamicShared[int16](t)
-//line kernels_types.go:839
+//line kernels_types.go:977
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:840
+//line kernels_types.go:978
 	hgGroupMergeSortBlock[int16](hgB, in, out, outI, pairs, ord, kindSigned, 16, tile, sk, si)
 }
 
@@ -19466,7 +19988,7 @@ func mergeBlockI16Group(hgB *kernel.Block, in []int16, out []int16, outI []uint3
 type mergePassI16Locals struct {
 }
 
-// mergePassI16Group runs one work-group of mergePassI16 (kernels_types.go:846) by loop fission: each stretch
+// mergePassI16Group runs one work-group of mergePassI16 (kernels_types.go:984) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19475,13 +19997,13 @@ func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:847
+//line kernels_types.go:985
 	sk := kernel.DynamicShared[int16](t)
-//line kernels_types.go:848
+//line kernels_types.go:986
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:849
+//line kernels_types.go:987
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:850
+//line kernels_types.go:988
 	hgGroupMergePass[int16](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 16, count, w, tile, sk, si, part)
 }
 
@@ -19489,7 +20011,7 @@ func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint3
 type sortCountU16Locals struct {
 }
 
-// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:856) by loop fission: each stretch
+// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:994) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19498,9 +20020,9 @@ func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:857
+//line kernels_types.go:995
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:858
+//line kernels_types.go:996
 	hgGroupSortCount[uint16](hgB, keys, counts, shift, bits, kindUnsigned, 16, desc, tile, bins)
 }
 
@@ -19508,7 +20030,7 @@ func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift 
 type sortKeysU16Locals struct {
 }
 
-// sortKeysU16Group runs one work-group of sortKeysU16 (kernels_types.go:864) by loop fission: each stretch
+// sortKeysU16Group runs one work-group of sortKeysU16 (kernels_types.go:1002) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU16Group(hgB *kernel.Block, keysIn []uint16, keysOut []uint16, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19517,13 +20039,13 @@ func sortKeysU16Group(hgB *kernel.Block, keysIn []uint16, keysOut []uint16, offs
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:865
+//line kernels_types.go:1003
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:866
+//line kernels_types.go:1004
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:867
+//line kernels_types.go:1005
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:868
+//line kernels_types.go:1006
 	hgGroupSortScatter[uint16, uint16](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 16, desc, tile, run, cnt, off)
 }
 
@@ -19531,7 +20053,7 @@ func sortKeysU16Group(hgB *kernel.Block, keysIn []uint16, keysOut []uint16, offs
 type mergeBlockU16Locals struct {
 }
 
-// mergeBlockU16Group runs one work-group of mergeBlockU16 (kernels_types.go:881) by loop fission: each stretch
+// mergeBlockU16Group runs one work-group of mergeBlockU16 (kernels_types.go:1019) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU16Group(hgB *kernel.Block, in []uint16, out []uint16, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19540,11 +20062,11 @@ func mergeBlockU16Group(hgB *kernel.Block, in []uint16, out []uint16, outI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:882
+//line kernels_types.go:1020
 	sk := kernel.DynamicShared[uint16](t)
-//line kernels_types.go:883
+//line kernels_types.go:1021
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:884
+//line kernels_types.go:1022
 	hgGroupMergeSortBlock[uint16](hgB, in, out, outI, pairs, ord, kindUnsigned, 16, tile, sk, si)
 }
 
@@ -19552,7 +20074,7 @@ func mergeBlockU16Group(hgB *kernel.Block, in []uint16, out []uint16, outI []uin
 type mergePassU16Locals struct {
 }
 
-// mergePassU16Group runs one work-group of mergePassU16 (kernels_types.go:890) by loop fission: each stretch
+// mergePassU16Group runs one work-group of mergePassU16 (kernels_types.go:1028) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19561,13 +20083,13 @@ func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:891
+//line kernels_types.go:1029
 	sk := kernel.DynamicShared[uint16](t)
-//line kernels_types.go:892
+//line kernels_types.go:1030
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:893
+//line kernels_types.go:1031
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:894
+//line kernels_types.go:1032
 	hgGroupMergePass[uint16](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 16, count, w, tile, sk, si, part)
 }
 
@@ -19575,7 +20097,7 @@ func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uin
 type sortCountI32Locals struct {
 }
 
-// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:900) by loop fission: each stretch
+// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:1038) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19584,9 +20106,9 @@ func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:901
+//line kernels_types.go:1039
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:902
+//line kernels_types.go:1040
 	hgGroupSortCount[int32](hgB, keys, counts, shift, bits, kindSigned, 32, desc, tile, bins)
 }
 
@@ -19594,7 +20116,7 @@ func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift i
 type sortKeysI32Locals struct {
 }
 
-// sortKeysI32Group runs one work-group of sortKeysI32 (kernels_types.go:908) by loop fission: each stretch
+// sortKeysI32Group runs one work-group of sortKeysI32 (kernels_types.go:1046) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19603,13 +20125,13 @@ func sortKeysI32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, offs [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:909
+//line kernels_types.go:1047
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:910
+//line kernels_types.go:1048
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:911
+//line kernels_types.go:1049
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:912
+//line kernels_types.go:1050
 	hgGroupSortScatter[int32, int32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -19617,7 +20139,7 @@ func sortKeysI32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, offs [
 type mergeBlockI32Locals struct {
 }
 
-// mergeBlockI32Group runs one work-group of mergeBlockI32 (kernels_types.go:925) by loop fission: each stretch
+// mergeBlockI32Group runs one work-group of mergeBlockI32 (kernels_types.go:1063) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI32Group(hgB *kernel.Block, in []int32, out []int32, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19626,11 +20148,11 @@ func mergeBlockI32Group(hgB *kernel.Block, in []int32, out []int32, outI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:926
+//line kernels_types.go:1064
 	sk := kernel.DynamicShared[int32](t)
-//line kernels_types.go:927
+//line kernels_types.go:1065
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:928
+//line kernels_types.go:1066
 	hgGroupMergeSortBlock[int32](hgB, in, out, outI, pairs, ord, kindSigned, 32, tile, sk, si)
 }
 
@@ -19638,7 +20160,7 @@ func mergeBlockI32Group(hgB *kernel.Block, in []int32, out []int32, outI []uint3
 type mergePassI32Locals struct {
 }
 
-// mergePassI32Group runs one work-group of mergePassI32 (kernels_types.go:934) by loop fission: each stretch
+// mergePassI32Group runs one work-group of mergePassI32 (kernels_types.go:1072) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19647,13 +20169,13 @@ func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:935
+//line kernels_types.go:1073
 	sk := kernel.DynamicShared[int32](t)
-//line kernels_types.go:936
+//line kernels_types.go:1074
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:937
+//line kernels_types.go:1075
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:938
+//line kernels_types.go:1076
 	hgGroupMergePass[int32](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 32, count, w, tile, sk, si, part)
 }
 
@@ -19661,7 +20183,7 @@ func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint3
 type sortCountU32Locals struct {
 }
 
-// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:944) by loop fission: each stretch
+// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:1082) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19670,9 +20192,9 @@ func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:945
+//line kernels_types.go:1083
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:946
+//line kernels_types.go:1084
 	hgGroupSortCount[uint32](hgB, keys, counts, shift, bits, kindUnsigned, 32, desc, tile, bins)
 }
 
@@ -19680,7 +20202,7 @@ func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift 
 type sortKeysU32Locals struct {
 }
 
-// sortKeysU32Group runs one work-group of sortKeysU32 (kernels_types.go:952) by loop fission: each stretch
+// sortKeysU32Group runs one work-group of sortKeysU32 (kernels_types.go:1090) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19689,13 +20211,13 @@ func sortKeysU32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, offs
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:953
+//line kernels_types.go:1091
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:954
+//line kernels_types.go:1092
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:955
+//line kernels_types.go:1093
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:956
+//line kernels_types.go:1094
 	hgGroupSortScatter[uint32, uint32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -19703,7 +20225,7 @@ func sortKeysU32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, offs
 type mergeBlockU32Locals struct {
 }
 
-// mergeBlockU32Group runs one work-group of mergeBlockU32 (kernels_types.go:969) by loop fission: each stretch
+// mergeBlockU32Group runs one work-group of mergeBlockU32 (kernels_types.go:1107) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU32Group(hgB *kernel.Block, in []uint32, out []uint32, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19712,11 +20234,11 @@ func mergeBlockU32Group(hgB *kernel.Block, in []uint32, out []uint32, outI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:970
+//line kernels_types.go:1108
 	sk := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:971
+//line kernels_types.go:1109
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:972
+//line kernels_types.go:1110
 	hgGroupMergeSortBlock[uint32](hgB, in, out, outI, pairs, ord, kindUnsigned, 32, tile, sk, si)
 }
 
@@ -19724,7 +20246,7 @@ func mergeBlockU32Group(hgB *kernel.Block, in []uint32, out []uint32, outI []uin
 type mergePassU32Locals struct {
 }
 
-// mergePassU32Group runs one work-group of mergePassU32 (kernels_types.go:978) by loop fission: each stretch
+// mergePassU32Group runs one work-group of mergePassU32 (kernels_types.go:1116) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19733,13 +20255,13 @@ func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:979
+//line kernels_types.go:1117
 	sk := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:980
+//line kernels_types.go:1118
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:981
+//line kernels_types.go:1119
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:982
+//line kernels_types.go:1120
 	hgGroupMergePass[uint32](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 32, count, w, tile, sk, si, part)
 }
 
@@ -19747,7 +20269,7 @@ func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uin
 type sortCountI64Locals struct {
 }
 
-// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:988) by loop fission: each stretch
+// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:1126) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19756,9 +20278,9 @@ func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:989
+//line kernels_types.go:1127
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:990
+//line kernels_types.go:1128
 	hgGroupSortCount[int64](hgB, keys, counts, shift, bits, kindSigned, 64, desc, tile, bins)
 }
 
@@ -19766,7 +20288,7 @@ func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift i
 type sortKeysI64Locals struct {
 }
 
-// sortKeysI64Group runs one work-group of sortKeysI64 (kernels_types.go:996) by loop fission: each stretch
+// sortKeysI64Group runs one work-group of sortKeysI64 (kernels_types.go:1134) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19775,13 +20297,13 @@ func sortKeysI64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, offs [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:997
+//line kernels_types.go:1135
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:998
+//line kernels_types.go:1136
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:999
+//line kernels_types.go:1137
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1000
+//line kernels_types.go:1138
 	hgGroupSortScatter[int64, int64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -19789,7 +20311,7 @@ func sortKeysI64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, offs [
 type mergeBlockI64Locals struct {
 }
 
-// mergeBlockI64Group runs one work-group of mergeBlockI64 (kernels_types.go:1013) by loop fission: each stretch
+// mergeBlockI64Group runs one work-group of mergeBlockI64 (kernels_types.go:1151) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI64Group(hgB *kernel.Block, in []int64, out []int64, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19798,11 +20320,11 @@ func mergeBlockI64Group(hgB *kernel.Block, in []int64, out []int64, outI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1014
+//line kernels_types.go:1152
 	sk := kernel.DynamicShared[int64](t)
-//line kernels_types.go:1015
+//line kernels_types.go:1153
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1016
+//line kernels_types.go:1154
 	hgGroupMergeSortBlock[int64](hgB, in, out, outI, pairs, ord, kindSigned, 64, tile, sk, si)
 }
 
@@ -19810,7 +20332,7 @@ func mergeBlockI64Group(hgB *kernel.Block, in []int64, out []int64, outI []uint3
 type mergePassI64Locals struct {
 }
 
-// mergePassI64Group runs one work-group of mergePassI64 (kernels_types.go:1022) by loop fission: each stretch
+// mergePassI64Group runs one work-group of mergePassI64 (kernels_types.go:1160) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19819,13 +20341,13 @@ func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1023
+//line kernels_types.go:1161
 	sk := kernel.DynamicShared[int64](t)
-//line kernels_types.go:1024
+//line kernels_types.go:1162
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1025
+//line kernels_types.go:1163
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1026
+//line kernels_types.go:1164
 	hgGroupMergePass[int64](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 64, count, w, tile, sk, si, part)
 }
 
@@ -19833,7 +20355,7 @@ func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint3
 type sortCountU64Locals struct {
 }
 
-// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:1032) by loop fission: each stretch
+// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:1170) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19842,9 +20364,9 @@ func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1033
+//line kernels_types.go:1171
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1034
+//line kernels_types.go:1172
 	hgGroupSortCount[uint64](hgB, keys, counts, shift, bits, kindUnsigned, 64, desc, tile, bins)
 }
 
@@ -19852,7 +20374,7 @@ func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift 
 type sortKeysU64Locals struct {
 }
 
-// sortKeysU64Group runs one work-group of sortKeysU64 (kernels_types.go:1040) by loop fission: each stretch
+// sortKeysU64Group runs one work-group of sortKeysU64 (kernels_types.go:1178) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19861,13 +20383,13 @@ func sortKeysU64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, offs
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1041
+//line kernels_types.go:1179
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1042
+//line kernels_types.go:1180
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1043
+//line kernels_types.go:1181
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1044
+//line kernels_types.go:1182
 	hgGroupSortScatter[uint64, uint64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -19875,7 +20397,7 @@ func sortKeysU64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, offs
 type mergeBlockU64Locals struct {
 }
 
-// mergeBlockU64Group runs one work-group of mergeBlockU64 (kernels_types.go:1057) by loop fission: each stretch
+// mergeBlockU64Group runs one work-group of mergeBlockU64 (kernels_types.go:1195) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU64Group(hgB *kernel.Block, in []uint64, out []uint64, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19884,11 +20406,11 @@ func mergeBlockU64Group(hgB *kernel.Block, in []uint64, out []uint64, outI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1058
+//line kernels_types.go:1196
 	sk := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:1059
+//line kernels_types.go:1197
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1060
+//line kernels_types.go:1198
 	hgGroupMergeSortBlock[uint64](hgB, in, out, outI, pairs, ord, kindUnsigned, 64, tile, sk, si)
 }
 
@@ -19896,7 +20418,7 @@ func mergeBlockU64Group(hgB *kernel.Block, in []uint64, out []uint64, outI []uin
 type mergePassU64Locals struct {
 }
 
-// mergePassU64Group runs one work-group of mergePassU64 (kernels_types.go:1066) by loop fission: each stretch
+// mergePassU64Group runs one work-group of mergePassU64 (kernels_types.go:1204) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19905,13 +20427,13 @@ func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1067
+//line kernels_types.go:1205
 	sk := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:1068
+//line kernels_types.go:1206
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1069
+//line kernels_types.go:1207
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1070
+//line kernels_types.go:1208
 	hgGroupMergePass[uint64](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 64, count, w, tile, sk, si, part)
 }
 
@@ -19919,7 +20441,7 @@ func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uin
 type sortCountF32Locals struct {
 }
 
-// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:1076) by loop fission: each stretch
+// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:1214) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19928,9 +20450,9 @@ func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1077
+//line kernels_types.go:1215
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1078
+//line kernels_types.go:1216
 	hgGroupSortCount[float32](hgB, keys, counts, shift, bits, kindFloat32, 32, desc, tile, bins)
 }
 
@@ -19938,7 +20460,7 @@ func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift
 type sortKeysF32Locals struct {
 }
 
-// sortKeysF32Group runs one work-group of sortKeysF32 (kernels_types.go:1084) by loop fission: each stretch
+// sortKeysF32Group runs one work-group of sortKeysF32 (kernels_types.go:1222) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysF32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19947,13 +20469,13 @@ func sortKeysF32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, of
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1085
+//line kernels_types.go:1223
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1086
+//line kernels_types.go:1224
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1087
+//line kernels_types.go:1225
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1088
+//line kernels_types.go:1226
 	hgGroupSortScatter[float32, float32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -19961,7 +20483,7 @@ func sortKeysF32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, of
 type mergeBlockF32Locals struct {
 }
 
-// mergeBlockF32Group runs one work-group of mergeBlockF32 (kernels_types.go:1101) by loop fission: each stretch
+// mergeBlockF32Group runs one work-group of mergeBlockF32 (kernels_types.go:1239) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockF32Group(hgB *kernel.Block, in []float32, out []float32, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19970,11 +20492,11 @@ func mergeBlockF32Group(hgB *kernel.Block, in []float32, out []float32, outI []u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1102
+//line kernels_types.go:1240
 	sk := kernel.DynamicShared[float32](t)
-//line kernels_types.go:1103
+//line kernels_types.go:1241
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1104
+//line kernels_types.go:1242
 	hgGroupMergeSortBlock[float32](hgB, in, out, outI, pairs, ord, kindFloat32, 32, tile, sk, si)
 }
 
@@ -19982,7 +20504,7 @@ func mergeBlockF32Group(hgB *kernel.Block, in []float32, out []float32, outI []u
 type mergePassF32Locals struct {
 }
 
-// mergePassF32Group runs one work-group of mergePassF32 (kernels_types.go:1110) by loop fission: each stretch
+// mergePassF32Group runs one work-group of mergePassF32 (kernels_types.go:1248) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19991,13 +20513,13 @@ func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1111
+//line kernels_types.go:1249
 	sk := kernel.DynamicShared[float32](t)
-//line kernels_types.go:1112
+//line kernels_types.go:1250
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1113
+//line kernels_types.go:1251
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1114
+//line kernels_types.go:1252
 	hgGroupMergePass[float32](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat32, 32, count, w, tile, sk, si, part)
 }
 
@@ -20005,7 +20527,7 @@ func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []u
 type sortCountF64Locals struct {
 }
 
-// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:1120) by loop fission: each stretch
+// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:1258) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20014,9 +20536,9 @@ func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1121
+//line kernels_types.go:1259
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1122
+//line kernels_types.go:1260
 	hgGroupSortCount[float64](hgB, keys, counts, shift, bits, kindFloat64, 64, desc, tile, bins)
 }
 
@@ -20024,216 +20546,11 @@ func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift
 type sortKeysF64Locals struct {
 }
 
-// sortKeysF64Group runs one work-group of sortKeysF64 (kernels_types.go:1128) by loop fission: each stretch
+// sortKeysF64Group runs one work-group of sortKeysF64 (kernels_types.go:1266) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysF64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
 	hgF := kernelimpl.Frame[sortKeysF64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1129
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1130
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1131
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1132
-	hgGroupSortScatter[float64, float64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
-}
-
-// mergeBlockF64Locals holds the per-work-item variables of mergeBlockF64's fissioned group.
-type mergeBlockF64Locals struct {
-}
-
-// mergeBlockF64Group runs one work-group of mergeBlockF64 (kernels_types.go:1145) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func mergeBlockF64Group(hgB *kernel.Block, in []float64, out []float64, outI []uint32, pairs bool, ord int32, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[mergeBlockF64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1146
-	sk := kernel.DynamicShared[float64](t)
-//line kernels_types.go:1147
-	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1148
-	hgGroupMergeSortBlock[float64](hgB, in, out, outI, pairs, ord, kindFloat64, 64, tile, sk, si)
-}
-
-// mergePassF64Locals holds the per-work-item variables of mergePassF64's fissioned group.
-type mergePassF64Locals struct {
-}
-
-// mergePassF64Group runs one work-group of mergePassF64 (kernels_types.go:1154) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func mergePassF64Group(hgB *kernel.Block, src []float64, dst []float64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[mergePassF64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1155
-	sk := kernel.DynamicShared[float64](t)
-//line kernels_types.go:1156
-	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1157
-	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1158
-	hgGroupMergePass[float64](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat64, 64, count, w, tile, sk, si, part)
-}
-
-// sortPairsI32I32Locals holds the per-work-item variables of sortPairsI32I32's fissioned group.
-type sortPairsI32I32Locals struct {
-}
-
-// sortPairsI32I32Group runs one work-group of sortPairsI32I32 (kernels_types.go:1206) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32I32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32I32Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1207
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1208
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1209
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1210
-	hgGroupSortScatter[int32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32U32Locals holds the per-work-item variables of sortPairsI32U32's fissioned group.
-type sortPairsI32U32Locals struct {
-}
-
-// sortPairsI32U32Group runs one work-group of sortPairsI32U32 (kernels_types.go:1216) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32U32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32U32Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1217
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1218
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1219
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1220
-	hgGroupSortScatter[int32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32I64Locals holds the per-work-item variables of sortPairsI32I64's fissioned group.
-type sortPairsI32I64Locals struct {
-}
-
-// sortPairsI32I64Group runs one work-group of sortPairsI32I64 (kernels_types.go:1226) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32I64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32I64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1227
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1228
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1229
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1230
-	hgGroupSortScatter[int32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32U64Locals holds the per-work-item variables of sortPairsI32U64's fissioned group.
-type sortPairsI32U64Locals struct {
-}
-
-// sortPairsI32U64Group runs one work-group of sortPairsI32U64 (kernels_types.go:1236) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32U64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32U64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1237
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1238
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1239
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1240
-	hgGroupSortScatter[int32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32F32Locals holds the per-work-item variables of sortPairsI32F32's fissioned group.
-type sortPairsI32F32Locals struct {
-}
-
-// sortPairsI32F32Group runs one work-group of sortPairsI32F32 (kernels_types.go:1246) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32F32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32F32Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1247
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1248
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1249
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1250
-	hgGroupSortScatter[int32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32F64Locals holds the per-work-item variables of sortPairsI32F64's fissioned group.
-type sortPairsI32F64Locals struct {
-}
-
-// sortPairsI32F64Group runs one work-group of sortPairsI32F64 (kernels_types.go:1256) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32F64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32F64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1257
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1258
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1259
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1260
-	hgGroupSortScatter[int32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsU32I32Locals holds the per-work-item variables of sortPairsU32I32's fissioned group.
-type sortPairsU32I32Locals struct {
-}
-
-// sortPairsU32I32Group runs one work-group of sortPairsU32I32 (kernels_types.go:1266) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU32I32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20245,6 +20562,211 @@ func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 //line kernels_types.go:1269
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1270
+	hgGroupSortScatter[float64, float64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+}
+
+// mergeBlockF64Locals holds the per-work-item variables of mergeBlockF64's fissioned group.
+type mergeBlockF64Locals struct {
+}
+
+// mergeBlockF64Group runs one work-group of mergeBlockF64 (kernels_types.go:1283) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergeBlockF64Group(hgB *kernel.Block, in []float64, out []float64, outI []uint32, pairs bool, ord int32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergeBlockF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1284
+	sk := kernel.DynamicShared[float64](t)
+//line kernels_types.go:1285
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:1286
+	hgGroupMergeSortBlock[float64](hgB, in, out, outI, pairs, ord, kindFloat64, 64, tile, sk, si)
+}
+
+// mergePassF64Locals holds the per-work-item variables of mergePassF64's fissioned group.
+type mergePassF64Locals struct {
+}
+
+// mergePassF64Group runs one work-group of mergePassF64 (kernels_types.go:1292) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergePassF64Group(hgB *kernel.Block, src []float64, dst []float64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergePassF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1293
+	sk := kernel.DynamicShared[float64](t)
+//line kernels_types.go:1294
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:1295
+	part := kernel.Shared[[2]int](t)
+//line kernels_types.go:1296
+	hgGroupMergePass[float64](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat64, 64, count, w, tile, sk, si, part)
+}
+
+// sortPairsI32I32Locals holds the per-work-item variables of sortPairsI32I32's fissioned group.
+type sortPairsI32I32Locals struct {
+}
+
+// sortPairsI32I32Group runs one work-group of sortPairsI32I32 (kernels_types.go:1344) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32I32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32I32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1345
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1346
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1347
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1348
+	hgGroupSortScatter[int32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32U32Locals holds the per-work-item variables of sortPairsI32U32's fissioned group.
+type sortPairsI32U32Locals struct {
+}
+
+// sortPairsI32U32Group runs one work-group of sortPairsI32U32 (kernels_types.go:1354) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32U32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32U32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1355
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1356
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1357
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1358
+	hgGroupSortScatter[int32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32I64Locals holds the per-work-item variables of sortPairsI32I64's fissioned group.
+type sortPairsI32I64Locals struct {
+}
+
+// sortPairsI32I64Group runs one work-group of sortPairsI32I64 (kernels_types.go:1364) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32I64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32I64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1365
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1366
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1367
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1368
+	hgGroupSortScatter[int32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32U64Locals holds the per-work-item variables of sortPairsI32U64's fissioned group.
+type sortPairsI32U64Locals struct {
+}
+
+// sortPairsI32U64Group runs one work-group of sortPairsI32U64 (kernels_types.go:1374) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32U64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32U64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1375
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1376
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1377
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1378
+	hgGroupSortScatter[int32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32F32Locals holds the per-work-item variables of sortPairsI32F32's fissioned group.
+type sortPairsI32F32Locals struct {
+}
+
+// sortPairsI32F32Group runs one work-group of sortPairsI32F32 (kernels_types.go:1384) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32F32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32F32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1385
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1386
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1387
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1388
+	hgGroupSortScatter[int32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32F64Locals holds the per-work-item variables of sortPairsI32F64's fissioned group.
+type sortPairsI32F64Locals struct {
+}
+
+// sortPairsI32F64Group runs one work-group of sortPairsI32F64 (kernels_types.go:1394) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32F64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32F64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1395
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1396
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1397
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1398
+	hgGroupSortScatter[int32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsU32I32Locals holds the per-work-item variables of sortPairsU32I32's fissioned group.
+type sortPairsU32I32Locals struct {
+}
+
+// sortPairsU32I32Group runs one work-group of sortPairsU32I32 (kernels_types.go:1404) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU32I32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1405
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1406
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1407
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1408
 	hgGroupSortScatter[uint32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20252,7 +20774,7 @@ func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32U32Locals struct {
 }
 
-// sortPairsU32U32Group runs one work-group of sortPairsU32U32 (kernels_types.go:1276) by loop fission: each stretch
+// sortPairsU32U32Group runs one work-group of sortPairsU32U32 (kernels_types.go:1414) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32U32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20261,13 +20783,13 @@ func sortPairsU32U32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1277
+//line kernels_types.go:1415
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1278
+//line kernels_types.go:1416
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1279
+//line kernels_types.go:1417
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1280
+//line kernels_types.go:1418
 	hgGroupSortScatter[uint32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20275,7 +20797,7 @@ func sortPairsU32U32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32I64Locals struct {
 }
 
-// sortPairsU32I64Group runs one work-group of sortPairsU32I64 (kernels_types.go:1286) by loop fission: each stretch
+// sortPairsU32I64Group runs one work-group of sortPairsU32I64 (kernels_types.go:1424) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32I64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20284,13 +20806,13 @@ func sortPairsU32I64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1287
+//line kernels_types.go:1425
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1288
+//line kernels_types.go:1426
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1289
+//line kernels_types.go:1427
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1290
+//line kernels_types.go:1428
 	hgGroupSortScatter[uint32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20298,7 +20820,7 @@ func sortPairsU32I64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32U64Locals struct {
 }
 
-// sortPairsU32U64Group runs one work-group of sortPairsU32U64 (kernels_types.go:1296) by loop fission: each stretch
+// sortPairsU32U64Group runs one work-group of sortPairsU32U64 (kernels_types.go:1434) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32U64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20307,13 +20829,13 @@ func sortPairsU32U64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1297
+//line kernels_types.go:1435
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1298
+//line kernels_types.go:1436
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1299
+//line kernels_types.go:1437
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1300
+//line kernels_types.go:1438
 	hgGroupSortScatter[uint32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20321,7 +20843,7 @@ func sortPairsU32U64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32F32Locals struct {
 }
 
-// sortPairsU32F32Group runs one work-group of sortPairsU32F32 (kernels_types.go:1306) by loop fission: each stretch
+// sortPairsU32F32Group runs one work-group of sortPairsU32F32 (kernels_types.go:1444) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32F32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20330,13 +20852,13 @@ func sortPairsU32F32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1307
+//line kernels_types.go:1445
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1308
+//line kernels_types.go:1446
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1309
+//line kernels_types.go:1447
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1310
+//line kernels_types.go:1448
 	hgGroupSortScatter[uint32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20344,7 +20866,7 @@ func sortPairsU32F32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32F64Locals struct {
 }
 
-// sortPairsU32F64Group runs one work-group of sortPairsU32F64 (kernels_types.go:1316) by loop fission: each stretch
+// sortPairsU32F64Group runs one work-group of sortPairsU32F64 (kernels_types.go:1454) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32F64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20353,13 +20875,13 @@ func sortPairsU32F64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1317
+//line kernels_types.go:1455
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1318
+//line kernels_types.go:1456
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1319
+//line kernels_types.go:1457
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1320
+//line kernels_types.go:1458
 	hgGroupSortScatter[uint32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20367,7 +20889,7 @@ func sortPairsU32F64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsI64I32Locals struct {
 }
 
-// sortPairsI64I32Group runs one work-group of sortPairsI64I32 (kernels_types.go:1326) by loop fission: each stretch
+// sortPairsI64I32Group runs one work-group of sortPairsI64I32 (kernels_types.go:1464) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64I32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20376,13 +20898,13 @@ func sortPairsI64I32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1327
+//line kernels_types.go:1465
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1328
+//line kernels_types.go:1466
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1329
+//line kernels_types.go:1467
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1330
+//line kernels_types.go:1468
 	hgGroupSortScatter[int64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20390,7 +20912,7 @@ func sortPairsI64I32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64U32Locals struct {
 }
 
-// sortPairsI64U32Group runs one work-group of sortPairsI64U32 (kernels_types.go:1336) by loop fission: each stretch
+// sortPairsI64U32Group runs one work-group of sortPairsI64U32 (kernels_types.go:1474) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64U32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20399,13 +20921,13 @@ func sortPairsI64U32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1337
+//line kernels_types.go:1475
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1338
+//line kernels_types.go:1476
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1339
+//line kernels_types.go:1477
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1340
+//line kernels_types.go:1478
 	hgGroupSortScatter[int64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20413,7 +20935,7 @@ func sortPairsI64U32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64I64Locals struct {
 }
 
-// sortPairsI64I64Group runs one work-group of sortPairsI64I64 (kernels_types.go:1346) by loop fission: each stretch
+// sortPairsI64I64Group runs one work-group of sortPairsI64I64 (kernels_types.go:1484) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64I64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20422,13 +20944,13 @@ func sortPairsI64I64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1347
+//line kernels_types.go:1485
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1348
+//line kernels_types.go:1486
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1349
+//line kernels_types.go:1487
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1350
+//line kernels_types.go:1488
 	hgGroupSortScatter[int64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20436,7 +20958,7 @@ func sortPairsI64I64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64U64Locals struct {
 }
 
-// sortPairsI64U64Group runs one work-group of sortPairsI64U64 (kernels_types.go:1356) by loop fission: each stretch
+// sortPairsI64U64Group runs one work-group of sortPairsI64U64 (kernels_types.go:1494) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64U64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20445,13 +20967,13 @@ func sortPairsI64U64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1357
+//line kernels_types.go:1495
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1358
+//line kernels_types.go:1496
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1359
+//line kernels_types.go:1497
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1360
+//line kernels_types.go:1498
 	hgGroupSortScatter[int64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20459,7 +20981,7 @@ func sortPairsI64U64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64F32Locals struct {
 }
 
-// sortPairsI64F32Group runs one work-group of sortPairsI64F32 (kernels_types.go:1366) by loop fission: each stretch
+// sortPairsI64F32Group runs one work-group of sortPairsI64F32 (kernels_types.go:1504) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64F32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20468,13 +20990,13 @@ func sortPairsI64F32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1367
+//line kernels_types.go:1505
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1368
+//line kernels_types.go:1506
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1369
+//line kernels_types.go:1507
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1370
+//line kernels_types.go:1508
 	hgGroupSortScatter[int64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20482,7 +21004,7 @@ func sortPairsI64F32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64F64Locals struct {
 }
 
-// sortPairsI64F64Group runs one work-group of sortPairsI64F64 (kernels_types.go:1376) by loop fission: each stretch
+// sortPairsI64F64Group runs one work-group of sortPairsI64F64 (kernels_types.go:1514) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64F64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20491,13 +21013,13 @@ func sortPairsI64F64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1377
+//line kernels_types.go:1515
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1378
+//line kernels_types.go:1516
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1379
+//line kernels_types.go:1517
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1380
+//line kernels_types.go:1518
 	hgGroupSortScatter[int64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20505,7 +21027,7 @@ func sortPairsI64F64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsU64I32Locals struct {
 }
 
-// sortPairsU64I32Group runs one work-group of sortPairsU64I32 (kernels_types.go:1386) by loop fission: each stretch
+// sortPairsU64I32Group runs one work-group of sortPairsU64I32 (kernels_types.go:1524) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64I32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20514,13 +21036,13 @@ func sortPairsU64I32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1387
+//line kernels_types.go:1525
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1388
+//line kernels_types.go:1526
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1389
+//line kernels_types.go:1527
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1390
+//line kernels_types.go:1528
 	hgGroupSortScatter[uint64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20528,7 +21050,7 @@ func sortPairsU64I32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64U32Locals struct {
 }
 
-// sortPairsU64U32Group runs one work-group of sortPairsU64U32 (kernels_types.go:1396) by loop fission: each stretch
+// sortPairsU64U32Group runs one work-group of sortPairsU64U32 (kernels_types.go:1534) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64U32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20537,13 +21059,13 @@ func sortPairsU64U32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1397
+//line kernels_types.go:1535
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1398
+//line kernels_types.go:1536
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1399
+//line kernels_types.go:1537
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1400
+//line kernels_types.go:1538
 	hgGroupSortScatter[uint64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20551,7 +21073,7 @@ func sortPairsU64U32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64I64Locals struct {
 }
 
-// sortPairsU64I64Group runs one work-group of sortPairsU64I64 (kernels_types.go:1406) by loop fission: each stretch
+// sortPairsU64I64Group runs one work-group of sortPairsU64I64 (kernels_types.go:1544) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64I64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20560,13 +21082,13 @@ func sortPairsU64I64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1407
+//line kernels_types.go:1545
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1408
+//line kernels_types.go:1546
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1409
+//line kernels_types.go:1547
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1410
+//line kernels_types.go:1548
 	hgGroupSortScatter[uint64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20574,7 +21096,7 @@ func sortPairsU64I64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64U64Locals struct {
 }
 
-// sortPairsU64U64Group runs one work-group of sortPairsU64U64 (kernels_types.go:1416) by loop fission: each stretch
+// sortPairsU64U64Group runs one work-group of sortPairsU64U64 (kernels_types.go:1554) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64U64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20583,13 +21105,13 @@ func sortPairsU64U64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1417
+//line kernels_types.go:1555
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1418
+//line kernels_types.go:1556
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1419
+//line kernels_types.go:1557
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1420
+//line kernels_types.go:1558
 	hgGroupSortScatter[uint64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20597,7 +21119,7 @@ func sortPairsU64U64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64F32Locals struct {
 }
 
-// sortPairsU64F32Group runs one work-group of sortPairsU64F32 (kernels_types.go:1426) by loop fission: each stretch
+// sortPairsU64F32Group runs one work-group of sortPairsU64F32 (kernels_types.go:1564) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64F32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20606,13 +21128,13 @@ func sortPairsU64F32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1427
+//line kernels_types.go:1565
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1428
+//line kernels_types.go:1566
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1429
+//line kernels_types.go:1567
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1430
+//line kernels_types.go:1568
 	hgGroupSortScatter[uint64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20620,7 +21142,7 @@ func sortPairsU64F32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64F64Locals struct {
 }
 
-// sortPairsU64F64Group runs one work-group of sortPairsU64F64 (kernels_types.go:1436) by loop fission: each stretch
+// sortPairsU64F64Group runs one work-group of sortPairsU64F64 (kernels_types.go:1574) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64F64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20629,13 +21151,13 @@ func sortPairsU64F64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1437
+//line kernels_types.go:1575
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1438
+//line kernels_types.go:1576
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1439
+//line kernels_types.go:1577
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1440
+//line kernels_types.go:1578
 	hgGroupSortScatter[uint64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20643,7 +21165,7 @@ func sortPairsU64F64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsF32I32Locals struct {
 }
 
-// sortPairsF32I32Group runs one work-group of sortPairsF32I32 (kernels_types.go:1446) by loop fission: each stretch
+// sortPairsF32I32Group runs one work-group of sortPairsF32I32 (kernels_types.go:1584) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32I32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20652,13 +21174,13 @@ func sortPairsF32I32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1447
+//line kernels_types.go:1585
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1448
+//line kernels_types.go:1586
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1449
+//line kernels_types.go:1587
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1450
+//line kernels_types.go:1588
 	hgGroupSortScatter[float32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -20666,7 +21188,7 @@ func sortPairsF32I32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32U32Locals struct {
 }
 
-// sortPairsF32U32Group runs one work-group of sortPairsF32U32 (kernels_types.go:1456) by loop fission: each stretch
+// sortPairsF32U32Group runs one work-group of sortPairsF32U32 (kernels_types.go:1594) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32U32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20675,13 +21197,13 @@ func sortPairsF32U32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1457
+//line kernels_types.go:1595
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1458
+//line kernels_types.go:1596
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1459
+//line kernels_types.go:1597
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1460
+//line kernels_types.go:1598
 	hgGroupSortScatter[float32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -20689,7 +21211,7 @@ func sortPairsF32U32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32I64Locals struct {
 }
 
-// sortPairsF32I64Group runs one work-group of sortPairsF32I64 (kernels_types.go:1466) by loop fission: each stretch
+// sortPairsF32I64Group runs one work-group of sortPairsF32I64 (kernels_types.go:1604) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32I64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20698,13 +21220,13 @@ func sortPairsF32I64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1467
+//line kernels_types.go:1605
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1468
+//line kernels_types.go:1606
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1469
+//line kernels_types.go:1607
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1470
+//line kernels_types.go:1608
 	hgGroupSortScatter[float32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -20712,7 +21234,7 @@ func sortPairsF32I64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32U64Locals struct {
 }
 
-// sortPairsF32U64Group runs one work-group of sortPairsF32U64 (kernels_types.go:1476) by loop fission: each stretch
+// sortPairsF32U64Group runs one work-group of sortPairsF32U64 (kernels_types.go:1614) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32U64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20721,13 +21243,13 @@ func sortPairsF32U64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1477
+//line kernels_types.go:1615
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1478
+//line kernels_types.go:1616
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1479
+//line kernels_types.go:1617
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1480
+//line kernels_types.go:1618
 	hgGroupSortScatter[float32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -20735,7 +21257,7 @@ func sortPairsF32U64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32F32Locals struct {
 }
 
-// sortPairsF32F32Group runs one work-group of sortPairsF32F32 (kernels_types.go:1486) by loop fission: each stretch
+// sortPairsF32F32Group runs one work-group of sortPairsF32F32 (kernels_types.go:1624) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32F32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20744,13 +21266,13 @@ func sortPairsF32F32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1487
+//line kernels_types.go:1625
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1488
+//line kernels_types.go:1626
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1489
+//line kernels_types.go:1627
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1490
+//line kernels_types.go:1628
 	hgGroupSortScatter[float32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -20758,7 +21280,7 @@ func sortPairsF32F32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32F64Locals struct {
 }
 
-// sortPairsF32F64Group runs one work-group of sortPairsF32F64 (kernels_types.go:1496) by loop fission: each stretch
+// sortPairsF32F64Group runs one work-group of sortPairsF32F64 (kernels_types.go:1634) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32F64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20767,13 +21289,13 @@ func sortPairsF32F64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1497
+//line kernels_types.go:1635
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1498
+//line kernels_types.go:1636
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1499
+//line kernels_types.go:1637
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1500
+//line kernels_types.go:1638
 	hgGroupSortScatter[float32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -20781,7 +21303,7 @@ func sortPairsF32F64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF64I32Locals struct {
 }
 
-// sortPairsF64I32Group runs one work-group of sortPairsF64I32 (kernels_types.go:1506) by loop fission: each stretch
+// sortPairsF64I32Group runs one work-group of sortPairsF64I32 (kernels_types.go:1644) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64I32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20790,13 +21312,13 @@ func sortPairsF64I32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1507
+//line kernels_types.go:1645
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1508
+//line kernels_types.go:1646
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1509
+//line kernels_types.go:1647
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1510
+//line kernels_types.go:1648
 	hgGroupSortScatter[float64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -20804,7 +21326,7 @@ func sortPairsF64I32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64U32Locals struct {
 }
 
-// sortPairsF64U32Group runs one work-group of sortPairsF64U32 (kernels_types.go:1516) by loop fission: each stretch
+// sortPairsF64U32Group runs one work-group of sortPairsF64U32 (kernels_types.go:1654) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64U32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20813,13 +21335,13 @@ func sortPairsF64U32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1517
+//line kernels_types.go:1655
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1518
+//line kernels_types.go:1656
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1519
+//line kernels_types.go:1657
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1520
+//line kernels_types.go:1658
 	hgGroupSortScatter[float64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -20827,7 +21349,7 @@ func sortPairsF64U32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64I64Locals struct {
 }
 
-// sortPairsF64I64Group runs one work-group of sortPairsF64I64 (kernels_types.go:1526) by loop fission: each stretch
+// sortPairsF64I64Group runs one work-group of sortPairsF64I64 (kernels_types.go:1664) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64I64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20836,13 +21358,13 @@ func sortPairsF64I64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1527
+//line kernels_types.go:1665
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1528
+//line kernels_types.go:1666
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1529
+//line kernels_types.go:1667
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1530
+//line kernels_types.go:1668
 	hgGroupSortScatter[float64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -20850,7 +21372,7 @@ func sortPairsF64I64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64U64Locals struct {
 }
 
-// sortPairsF64U64Group runs one work-group of sortPairsF64U64 (kernels_types.go:1536) by loop fission: each stretch
+// sortPairsF64U64Group runs one work-group of sortPairsF64U64 (kernels_types.go:1674) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64U64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20859,13 +21381,13 @@ func sortPairsF64U64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1537
+//line kernels_types.go:1675
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1538
+//line kernels_types.go:1676
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1539
+//line kernels_types.go:1677
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1540
+//line kernels_types.go:1678
 	hgGroupSortScatter[float64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -20873,7 +21395,7 @@ func sortPairsF64U64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64F32Locals struct {
 }
 
-// sortPairsF64F32Group runs one work-group of sortPairsF64F32 (kernels_types.go:1546) by loop fission: each stretch
+// sortPairsF64F32Group runs one work-group of sortPairsF64F32 (kernels_types.go:1684) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64F32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20882,13 +21404,13 @@ func sortPairsF64F32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1547
+//line kernels_types.go:1685
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1548
+//line kernels_types.go:1686
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1549
+//line kernels_types.go:1687
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1550
+//line kernels_types.go:1688
 	hgGroupSortScatter[float64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -20896,7 +21418,7 @@ func sortPairsF64F32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64F64Locals struct {
 }
 
-// sortPairsF64F64Group runs one work-group of sortPairsF64F64 (kernels_types.go:1556) by loop fission: each stretch
+// sortPairsF64F64Group runs one work-group of sortPairsF64F64 (kernels_types.go:1694) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64F64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20905,13 +21427,13 @@ func sortPairsF64F64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1557
+//line kernels_types.go:1695
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1558
+//line kernels_types.go:1696
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1559
+//line kernels_types.go:1697
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1560
+//line kernels_types.go:1698
 	hgGroupSortScatter[float64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 

@@ -50,11 +50,34 @@ func scanI32(t kernel.Thread, in, out, offs []int32, useOffs, exclusive bool, ti
 // scanLBI32 is the single-pass scan over int32.
 //
 //hipgo:kernel
-func scanLBI32(t kernel.Thread, in, out, agg, incl []int32, flags []uint32, exclusive bool, tile int) {
+func scanLBI32(t kernel.Thread, in, out, agg, incl []int32, states []uint64, exclusive, vec bool, tile int) {
 	warps := kernel.Shared[[32]int32](t)
 	bcast := kernel.Shared[[32]int32](t)
+	id := kernel.Shared[[2]uint64](t) // 16 bytes: the cpu agent's dynamic shared memory, after the static, starts 16-byte aligned as a GPU's
 	sh := kernel.DynamicShared[int32](t)
-	scanLookBack(t, in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast)
+	b := lbTicket(t, states, id)
+	lo := b * tile
+	lbLoadVec4(t, in, sh, lo, tile, vec)
+	scanLookBack(t, agg, incl, states, exclusive, b, tile, true, kindSigned, sh, warps, bcast)
+	lbStoreVec4(t, out, sh, lo, tile, vec)
+}
+
+// segScanLBI32 is the single-pass scan by key over int32 values.
+//
+//hipgo:kernel
+func segScanLBI32(t kernel.Thread, in []int32, heads []uint8, out, agg, incl []int32, states []uint64, exclusive, vec bool, tile int) {
+	shf := kernel.Shared[[2816]uint8](t)
+	warpsF := kernel.Shared[[32]int32](t)
+	warpsV := kernel.Shared[[32]int32](t)
+	bcast := kernel.Shared[[32]int32](t)
+	id := kernel.Shared[[2]uint64](t) // 16 bytes: see scanLBI32
+	sh := kernel.DynamicShared[int32](t)
+	b := lbTicket(t, states, id)
+	lo := b * tile
+	lbLoadHeads(t, heads, shf, lo, tile)
+	lbLoadVec4(t, in, sh, lo, tile, vec)
+	segScanLookBack(t, agg, incl, states, exclusive, b, tile, true, kindSigned, sh, shf, warpsF, warpsV, bcast)
+	lbStoreVec4(t, out, sh, lo, tile, vec)
 }
 
 // unaryI32 is Transform over int32.
@@ -161,11 +184,34 @@ func scanU32(t kernel.Thread, in, out, offs []uint32, useOffs, exclusive bool, t
 // scanLBU32 is the single-pass scan over uint32.
 //
 //hipgo:kernel
-func scanLBU32(t kernel.Thread, in, out, agg, incl []uint32, flags []uint32, exclusive bool, tile int) {
+func scanLBU32(t kernel.Thread, in, out, agg, incl []uint32, states []uint64, exclusive, vec bool, tile int) {
 	warps := kernel.Shared[[32]uint32](t)
 	bcast := kernel.Shared[[32]uint32](t)
+	id := kernel.Shared[[2]uint64](t) // 16 bytes: the cpu agent's dynamic shared memory, after the static, starts 16-byte aligned as a GPU's
 	sh := kernel.DynamicShared[uint32](t)
-	scanLookBack(t, in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast)
+	b := lbTicket(t, states, id)
+	lo := b * tile
+	lbLoadVec4(t, in, sh, lo, tile, vec)
+	scanLookBack(t, agg, incl, states, exclusive, b, tile, true, kindUnsigned, sh, warps, bcast)
+	lbStoreVec4(t, out, sh, lo, tile, vec)
+}
+
+// segScanLBU32 is the single-pass scan by key over uint32 values.
+//
+//hipgo:kernel
+func segScanLBU32(t kernel.Thread, in []uint32, heads []uint8, out, agg, incl []uint32, states []uint64, exclusive, vec bool, tile int) {
+	shf := kernel.Shared[[2816]uint8](t)
+	warpsF := kernel.Shared[[32]int32](t)
+	warpsV := kernel.Shared[[32]uint32](t)
+	bcast := kernel.Shared[[32]uint32](t)
+	id := kernel.Shared[[2]uint64](t) // 16 bytes: see scanLBU32
+	sh := kernel.DynamicShared[uint32](t)
+	b := lbTicket(t, states, id)
+	lo := b * tile
+	lbLoadHeads(t, heads, shf, lo, tile)
+	lbLoadVec4(t, in, sh, lo, tile, vec)
+	segScanLookBack(t, agg, incl, states, exclusive, b, tile, true, kindUnsigned, sh, shf, warpsF, warpsV, bcast)
+	lbStoreVec4(t, out, sh, lo, tile, vec)
 }
 
 // unaryU32 is Transform over uint32.
@@ -272,11 +318,34 @@ func scanI64(t kernel.Thread, in, out, offs []int64, useOffs, exclusive bool, ti
 // scanLBI64 is the single-pass scan over int64.
 //
 //hipgo:kernel
-func scanLBI64(t kernel.Thread, in, out, agg, incl []int64, flags []uint32, exclusive bool, tile int) {
+func scanLBI64(t kernel.Thread, in, out, agg, incl []int64, states []uint64, exclusive, vec bool, tile int) {
 	warps := kernel.Shared[[32]int64](t)
 	bcast := kernel.Shared[[32]int64](t)
+	id := kernel.Shared[[2]uint64](t) // 16 bytes: the cpu agent's dynamic shared memory, after the static, starts 16-byte aligned as a GPU's
 	sh := kernel.DynamicShared[int64](t)
-	scanLookBack(t, in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast)
+	b := lbTicket(t, states, id)
+	lo := b * tile
+	lbLoadVec2(t, in, sh, lo, tile, vec)
+	scanLookBack(t, agg, incl, states, exclusive, b, tile, false, kindSigned, sh, warps, bcast)
+	lbStoreVec2(t, out, sh, lo, tile, vec)
+}
+
+// segScanLBI64 is the single-pass scan by key over int64 values.
+//
+//hipgo:kernel
+func segScanLBI64(t kernel.Thread, in []int64, heads []uint8, out, agg, incl []int64, states []uint64, exclusive, vec bool, tile int) {
+	shf := kernel.Shared[[2816]uint8](t)
+	warpsF := kernel.Shared[[32]int32](t)
+	warpsV := kernel.Shared[[32]int64](t)
+	bcast := kernel.Shared[[32]int64](t)
+	id := kernel.Shared[[2]uint64](t) // 16 bytes: see scanLBI64
+	sh := kernel.DynamicShared[int64](t)
+	b := lbTicket(t, states, id)
+	lo := b * tile
+	lbLoadHeads(t, heads, shf, lo, tile)
+	lbLoadVec2(t, in, sh, lo, tile, vec)
+	segScanLookBack(t, agg, incl, states, exclusive, b, tile, false, kindSigned, sh, shf, warpsF, warpsV, bcast)
+	lbStoreVec2(t, out, sh, lo, tile, vec)
 }
 
 // unaryI64 is Transform over int64.
@@ -383,11 +452,34 @@ func scanU64(t kernel.Thread, in, out, offs []uint64, useOffs, exclusive bool, t
 // scanLBU64 is the single-pass scan over uint64.
 //
 //hipgo:kernel
-func scanLBU64(t kernel.Thread, in, out, agg, incl []uint64, flags []uint32, exclusive bool, tile int) {
+func scanLBU64(t kernel.Thread, in, out, agg, incl []uint64, states []uint64, exclusive, vec bool, tile int) {
 	warps := kernel.Shared[[32]uint64](t)
 	bcast := kernel.Shared[[32]uint64](t)
+	id := kernel.Shared[[2]uint64](t) // 16 bytes: the cpu agent's dynamic shared memory, after the static, starts 16-byte aligned as a GPU's
 	sh := kernel.DynamicShared[uint64](t)
-	scanLookBack(t, in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast)
+	b := lbTicket(t, states, id)
+	lo := b * tile
+	lbLoadVec2(t, in, sh, lo, tile, vec)
+	scanLookBack(t, agg, incl, states, exclusive, b, tile, false, kindUnsigned, sh, warps, bcast)
+	lbStoreVec2(t, out, sh, lo, tile, vec)
+}
+
+// segScanLBU64 is the single-pass scan by key over uint64 values.
+//
+//hipgo:kernel
+func segScanLBU64(t kernel.Thread, in []uint64, heads []uint8, out, agg, incl []uint64, states []uint64, exclusive, vec bool, tile int) {
+	shf := kernel.Shared[[2816]uint8](t)
+	warpsF := kernel.Shared[[32]int32](t)
+	warpsV := kernel.Shared[[32]uint64](t)
+	bcast := kernel.Shared[[32]uint64](t)
+	id := kernel.Shared[[2]uint64](t) // 16 bytes: see scanLBU64
+	sh := kernel.DynamicShared[uint64](t)
+	b := lbTicket(t, states, id)
+	lo := b * tile
+	lbLoadHeads(t, heads, shf, lo, tile)
+	lbLoadVec2(t, in, sh, lo, tile, vec)
+	segScanLookBack(t, agg, incl, states, exclusive, b, tile, false, kindUnsigned, sh, shf, warpsF, warpsV, bcast)
+	lbStoreVec2(t, out, sh, lo, tile, vec)
 }
 
 // unaryU64 is Transform over uint64.
@@ -494,11 +586,34 @@ func scanF32(t kernel.Thread, in, out, offs []float32, useOffs, exclusive bool, 
 // scanLBF32 is the single-pass scan over float32.
 //
 //hipgo:kernel
-func scanLBF32(t kernel.Thread, in, out, agg, incl []float32, flags []uint32, exclusive bool, tile int) {
+func scanLBF32(t kernel.Thread, in, out, agg, incl []float32, states []uint64, exclusive, vec bool, tile int) {
 	warps := kernel.Shared[[32]float32](t)
 	bcast := kernel.Shared[[32]float32](t)
+	id := kernel.Shared[[2]uint64](t) // 16 bytes: the cpu agent's dynamic shared memory, after the static, starts 16-byte aligned as a GPU's
 	sh := kernel.DynamicShared[float32](t)
-	scanLookBack(t, in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast)
+	b := lbTicket(t, states, id)
+	lo := b * tile
+	lbLoadVec4(t, in, sh, lo, tile, vec)
+	scanLookBack(t, agg, incl, states, exclusive, b, tile, true, kindFloat32, sh, warps, bcast)
+	lbStoreVec4(t, out, sh, lo, tile, vec)
+}
+
+// segScanLBF32 is the single-pass scan by key over float32 values.
+//
+//hipgo:kernel
+func segScanLBF32(t kernel.Thread, in []float32, heads []uint8, out, agg, incl []float32, states []uint64, exclusive, vec bool, tile int) {
+	shf := kernel.Shared[[2816]uint8](t)
+	warpsF := kernel.Shared[[32]int32](t)
+	warpsV := kernel.Shared[[32]float32](t)
+	bcast := kernel.Shared[[32]float32](t)
+	id := kernel.Shared[[2]uint64](t) // 16 bytes: see scanLBF32
+	sh := kernel.DynamicShared[float32](t)
+	b := lbTicket(t, states, id)
+	lo := b * tile
+	lbLoadHeads(t, heads, shf, lo, tile)
+	lbLoadVec4(t, in, sh, lo, tile, vec)
+	segScanLookBack(t, agg, incl, states, exclusive, b, tile, true, kindFloat32, sh, shf, warpsF, warpsV, bcast)
+	lbStoreVec4(t, out, sh, lo, tile, vec)
 }
 
 // unaryF32 is Transform over float32.
@@ -605,11 +720,34 @@ func scanF64(t kernel.Thread, in, out, offs []float64, useOffs, exclusive bool, 
 // scanLBF64 is the single-pass scan over float64.
 //
 //hipgo:kernel
-func scanLBF64(t kernel.Thread, in, out, agg, incl []float64, flags []uint32, exclusive bool, tile int) {
+func scanLBF64(t kernel.Thread, in, out, agg, incl []float64, states []uint64, exclusive, vec bool, tile int) {
 	warps := kernel.Shared[[32]float64](t)
 	bcast := kernel.Shared[[32]float64](t)
+	id := kernel.Shared[[2]uint64](t) // 16 bytes: the cpu agent's dynamic shared memory, after the static, starts 16-byte aligned as a GPU's
 	sh := kernel.DynamicShared[float64](t)
-	scanLookBack(t, in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast)
+	b := lbTicket(t, states, id)
+	lo := b * tile
+	lbLoadVec2(t, in, sh, lo, tile, vec)
+	scanLookBack(t, agg, incl, states, exclusive, b, tile, false, kindFloat64, sh, warps, bcast)
+	lbStoreVec2(t, out, sh, lo, tile, vec)
+}
+
+// segScanLBF64 is the single-pass scan by key over float64 values.
+//
+//hipgo:kernel
+func segScanLBF64(t kernel.Thread, in []float64, heads []uint8, out, agg, incl []float64, states []uint64, exclusive, vec bool, tile int) {
+	shf := kernel.Shared[[2816]uint8](t)
+	warpsF := kernel.Shared[[32]int32](t)
+	warpsV := kernel.Shared[[32]float64](t)
+	bcast := kernel.Shared[[32]float64](t)
+	id := kernel.Shared[[2]uint64](t) // 16 bytes: see scanLBF64
+	sh := kernel.DynamicShared[float64](t)
+	b := lbTicket(t, states, id)
+	lo := b * tile
+	lbLoadHeads(t, heads, shf, lo, tile)
+	lbLoadVec2(t, in, sh, lo, tile, vec)
+	segScanLookBack(t, agg, incl, states, exclusive, b, tile, false, kindFloat64, sh, shf, warpsF, warpsV, bcast)
+	lbStoreVec2(t, out, sh, lo, tile, vec)
 }
 
 // unaryF64 is Transform over float64.

@@ -228,7 +228,8 @@ func TestScan(t *testing.T) {
 	withGPUShape(t, func() {
 		t.Run("gpu-shape/int32", func(t *testing.T) { testScan[int32](t, gpuShapeSizes) })
 		t.Run("gpu-shape/float64", func(t *testing.T) { testScan[float64](t, gpuShapeSizes) })
-		// The one-launch look-back scan, off by default, still right.
+		// The three launches (BenchmarkScan3Pass) and the look-back, the
+		// default, both right.
 		defer func(old bool) { singlePass = old }(singlePass)
 		for _, one := range []bool{false, true} {
 			singlePass = one

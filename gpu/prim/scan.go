@@ -74,7 +74,7 @@ func scan[T Number](s *stream.Stream, in, out buffer.Array[T], exclusive bool) (
 		return scanRun(s, numFor[T](), p, in, out, nil, nil, exclusive)
 	}
 	if !p.cpu && singlePass {
-		return scanSinglePass(s, numFor[T](), p, in, out, exclusive)
+		return scanSinglePass(s, numFor[T](), in, out, exclusive)
 	}
 	sums, err := scratch[T](s, p.tmp)
 	if err != nil {
@@ -91,43 +91,107 @@ func scan[T Number](s *stream.Stream, in, out buffer.Array[T], exclusive bool) (
 
 // singlePass makes a GPU's scans of more than a few tiles one launch
 // with decoupled look-back (kernels_lookback.go) instead of three
-// (reduce, spine, scan); the cpu agent's spans keep the three. Off: on
-// an H100 (benchmarks/results/h100-20261207) the look-back scan took
-// 787 µs for 2^26 int32 where the three launches took 381 µs, its walk
-// being one work-item's; it comes back once a warp walks. A switch for
-// the benchmarks, which measure both (BenchmarkScanLookBack).
-var singlePass = false
+// (reduce, spine, scan); the cpu agent's spans keep the three. A switch
+// for the benchmarks, which measure both (BenchmarkScan3Pass,
+// BenchmarkScanLookBack).
+var singlePass = true
 
-// scanSinglePass queues the look-back scan: per-tile aggregates and
-// inclusive prefixes, and their states with the ticket counter after
-// them, zeroed on the stream first.
-func scanSinglePass[T Number](s *stream.Stream, l *numLaunchers[T], p scanPlan, in, out buffer.Array[T], exclusive bool) (err error) {
-	agg, err := scratch[T](s, p.tiles)
+// The look-back scan's tile: lbBlock work-items of lbItems4 elements of
+// 4 bytes or lbItems8 of 8 (odd: a work-item's consecutive elements fall
+// in distinct banks of shared memory). Variables so the benchmarks can
+// try others (BenchmarkScanLookBack); lbBlock must be a multiple of the
+// warp size and at most 1024, the tile's bytes at most 48 KiB.
+var (
+	lbBlock  = 256
+	lbItems4 = 15
+	lbItems8 = 7
+)
+
+// lbTile is the look-back scan's tile for elements of size bytes.
+func lbTile(size int) int {
+	if size == 8 {
+		return lbBlock * lbItems8
+	}
+	return lbBlock * lbItems4
+}
+
+// scanSinglePass queues the look-back scan over tiles of lbTile.
+func scanSinglePass[T Number](s *stream.Stream, l *numLaunchers[T], in, out buffer.Array[T], exclusive bool) (err error) {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	tile := lbTile(size)
+	tiles := ceilDiv(in.Len(), tile)
+	lt, err := newLBTemps[T](s, tiles)
+	defer lt.release(s, &err)
 	if err != nil {
 		return err
 	}
-	defer free(s, agg, &err)
-	incl, err := scratch[T](s, p.tiles)
+	agg, incl := lt.values(out)
+	vec := aligned16(in) && aligned16(out)
+	return l.scanLB(s, gpu.D1(uint32(tiles)), gpu.D1(uint32(lbBlock)), tile*size, in, out, agg, incl, lt.states, exclusive, vec, tile)
+}
+
+// lbTemps is the look-back's temporaries for a launch over tiles of T:
+// the tiles' states with the ticket counter after them, and for 8-byte
+// types the tiles' aggregates and inclusive prefixes (4-byte ones travel
+// in the states).
+type lbTemps[T Number] struct {
+	states    *buffer.Buffer[uint64]
+	agg, incl *buffer.Buffer[T]
+}
+
+// newLBTemps takes the temporaries for tiles tiles from s's pool and
+// zeroes the states on s; release gives back what it took, error or not.
+func newLBTemps[T Number](s *stream.Stream, tiles int) (lt lbTemps[T], err error) {
+	var zero T
+	if lt.states, err = scratch[uint64](s, tiles+1); err != nil {
+		return lt, err
+	}
+	if err = s.Memset(lt.states, 0); err != nil {
+		return lt, err
+	}
+	if unsafe.Sizeof(zero) != 8 {
+		return lt, nil
+	}
+	if lt.agg, err = scratch[T](s, tiles); err != nil {
+		return lt, err
+	}
+	lt.incl, err = scratch[T](s, tiles)
+	return lt, err
+}
+
+func (lt lbTemps[T]) release(s *stream.Stream, err *error) {
+	free(s, lt.incl, err)
+	free(s, lt.agg, err)
+	free(s, lt.states, err)
+}
+
+// values is the aggregates' and prefixes' arrays a launch takes: for
+// 4-byte types out, which the kernels then leave alone.
+func (lt lbTemps[T]) values(out buffer.Array[T]) (agg, incl buffer.Array[T]) {
+	if lt.agg == nil {
+		return out, out
+	}
+	return lt.agg, lt.incl
+}
+
+// segScanSinglePass queues the look-back scan by key over plan p's tiles
+// (their head flags fill a tile of 2816 bytes of static shared memory).
+func segScanSinglePass[V Number](s *stream.Stream, l *numLaunchers[V], p scanPlan, in buffer.Array[V], heads *buffer.Buffer[uint8], out buffer.Array[V], exclusive bool) (err error) {
+	lt, err := newLBTemps[V](s, p.tiles)
+	defer lt.release(s, &err)
 	if err != nil {
 		return err
 	}
-	defer free(s, incl, &err)
-	flags, err := scratch[uint32](s, p.tiles+1)
-	if err != nil {
-		return err
-	}
-	defer free(s, flags, &err)
-	if err = s.Memset(flags, 0); err != nil {
-		return err
-	}
-	return l.scanLB(s, gpu.D1(uint32(p.tiles)), gpu.D1(uint32(p.block)), p.shared, in, out, agg, incl, flags, exclusive, p.tile)
+	agg, incl := lt.values(out)
+	vec := aligned16(in) && aligned16(out)
+	return l.segScanLB(s, gpu.D1(uint32(p.tiles)), gpu.D1(uint32(p.block)), p.shared, in, heads, out, agg, incl, lt.states, exclusive, vec, p.tile)
 }
 
 // scanRun queues plan p over in: one launch without temporaries, else
 // the tiles' sums, their exclusive scan (the spine), and the tiles'
-// scans from their offsets. The spine is where a single-pass scan
-// (decoupled look-back) will take over once kernels have device-scope
-// acquire/release atomics.
+// scans from their offsets: the cpu agent's scan, and a GPU's where
+// singlePass is off.
 func scanRun[T Number](s *stream.Stream, l *numLaunchers[T], p scanPlan, in, out, sums, offs buffer.Array[T], exclusive bool) error {
 	n := in.Len()
 	if sums == nil {
@@ -167,9 +231,10 @@ func ExclusiveSumByKey[K Key, V Number](s *stream.Stream, keys buffer.Array[K], 
 }
 
 // scanByKey marks the runs' heads (one byte per element, from the pool),
-// then runs scan's plan with the segmented operation: the tiles' totals,
-// their inclusive scan (the spine), and the tiles' scans from the total
-// of the tiles before them.
+// then runs scan's plan with the segmented operation: on a GPU past four
+// tiles one launch with decoupled look-back (segScanSinglePass), else
+// the tiles' totals, their inclusive scan (the spine), and the tiles'
+// scans from the total of the tiles before them.
 func scanByKey[K Key, V Number](s *stream.Stream, keys buffer.Array[K], in, out buffer.Array[V], exclusive bool) (err error) {
 	const name = "prim scan by key"
 	if err := checkStream(name, s); err != nil {
@@ -206,6 +271,9 @@ func scanByKey[K Key, V Number](s *stream.Stream, keys buffer.Array[K], in, out 
 			return l.segScan(s, gpu.D1(1), gpu.D1(1), 0, in, heads, out, out, heads, out, segWhole, exclusive, n, 1)
 		}
 		return l.segScan(s, gpu.D1(1), gpu.D1(uint32(p.block)), p.shared, in, heads, out, out, heads, out, segWhole, exclusive, p.tile, p.tiles)
+	}
+	if !p.cpu && singlePass {
+		return segScanSinglePass(s, l, p, in, heads, out, exclusive)
 	}
 	sums, err := scratch[V](s, p.tmp)
 	if err != nil {

@@ -154,47 +154,19 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-// HG_UNLIKELY marks a check's failure: the compiler lays the fault path
-// out of line, so the checked loop stays one straight block.
-#define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
-
-// The _checked entry keeps each work-item's first fault in a record of
-// its own, in registers, and publishes it to the launch's record when the
-// kernel returns (hg_publish): the first to publish wins. hg_note records
-// a check's outcome with no branch on the way that succeeds but the
-// unlikely one to the fields, and a check repeated after it (a tile's
-// row index in every step of an unrolled loop) folds away: bad & !set is
-// false once set |= bad.
-HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-  bool was = f->set != 0u;
-  bool first = bad & !was;
-  f->set = (unsigned)(was | bad);
-  if (HG_UNLIKELY(first)) {
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+#if defined(HG_NVRTC)
+  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
+#else
+  unsigned zero = 0;
+  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+  if (won) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
-  }
-}
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-  hg_note(f, true, kind, line, file, index, len);
-}
-HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
-  if (HG_UNLIKELY(l.set != 0u)) {
-#if defined(HG_NVRTC)
-    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
-#else
-    unsigned zero = 0;
-    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-    if (won) {
-      g->kind = l.kind;
-      g->line = l.line;
-      g->file = l.file;
-      g->index = l.index;
-      g->len = l.len;
-    }
   }
 }
 
@@ -255,7 +227,7 @@ template <class T> HG_DEV T hg_neg(T a) { typedef typename hg_traits<T>::wide W;
 template <class S> HG_DEV bool hg_negative(S s) { return hg_traits<S>::is_signed && s < (S)0; }
 
 template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (HG_UNLIKELY(hg_negative(s))) {
+  if (hg_negative(s)) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -264,7 +236,7 @@ template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsig
   return (T)((W)x << s);
 }
 template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (HG_UNLIKELY(hg_negative(s))) {
+  if (hg_negative(s)) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -276,7 +248,7 @@ template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsig
 // MinInt and MinInt % -1 is 0, as in Go. Floats divide natively.
 template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line, unsigned file) {
   if (!hg_traits<T>::is_int) return a / b;
-  if (HG_UNLIKELY(b == (T)0)) {
+  if (b == (T)0) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -284,7 +256,7 @@ template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line,
   return (T)(a / b);
 }
 template <bool C, class T> HG_DEV T hg_rem(T a, T b, hg_fault* f, unsigned line, unsigned file) {
-  if (HG_UNLIKELY(b == (T)0)) {
+  if (b == (T)0) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -341,98 +313,51 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
-  if (C) hg_note(f, bad, 1, line, file, i, s.n);
-  if (HG_UNLIKELY(bad)) return {};
+  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
+    hg_fail(f, 1, line, file, i, s.n);
+    return {};
+  }
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
-  if (C) hg_note(f, bad, 1, line, file, i, s.n);
-  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
+  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
+    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+    hg_fail(f, 1, line, file, i, s.n);
+    return *(T*)hg_scratch;
+  }
   return s.p[i];
 }
-// An array's checked read loads a.v[0] where i fails (N > 0): the load
-// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (C) hg_note(f, bad, 1, line, file, i, N);
-  if (C && N == 0) return {};
-  T v = a.v[bad ? 0 : i];
-  return bad ? T{} : v;
+  if (C && (unsigned long long)i >= (unsigned long long)N) {
+    hg_fail(f, 1, line, file, i, N);
+    return {};
+  }
+  return a.v[i];
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
 // a's first element, in a's address space, where hg_ref gives the global
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (C) hg_note(f, bad, 1, line, file, i, N);
-  return a.v[bad ? 0 : i];
-}
-template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (C) hg_note(f, bad, 1, line, file, i, N);
-  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
+  if (C && (unsigned long long)i >= (unsigned long long)N) {
+    hg_fail(f, 1, line, file, i, N);
+    return a.v[0];
+  }
   return a.v[i];
 }
-
-// hg_place is a checked place s[i], a[i] or a[i][j], written by an
-// assignment (operator=: the value first, then the place, as C++17 orders
-// E1 = E2). ok false: the index failed, the fault is recorded, and the
-// write is dropped; p then points at the base, in its address space, and
-// is never written. Unchecked, ok is the constant true and the place is a
-// plain pointer.
-template <class T> struct hg_place {
-  T* p;
-  bool ok;
-  template <class V> __device__ const hg_place& operator=(const V& v) const {
-    if (ok) *p = v;
-    return *this;
+template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  if (C && (unsigned long long)i >= (unsigned long long)N) {
+    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+    hg_fail(f, 1, line, file, i, N);
+    return *(T*)hg_scratch;
   }
-  // The value at the place, zero where the index failed (a compound
-  // assignment's read).
-  __device__ T get() const {
-    if (HG_UNLIKELY(!ok)) return {};
-    return *p;
-  }
-};
-template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
-  if (C) hg_note(f, bad, 1, line, file, i, s.n);
-  return {bad ? s.p : s.p + i, !bad};
-}
-template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (C) hg_note(f, bad, 1, line, file, i, N);
-  return {bad ? a.v : a.v + i, !bad};
-}
-// a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
-// there) records nothing more.
-template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
-  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
-  bool ok = a.ok & !bad;
-  return {ok ? a.p->v + i : a.p->v, ok};
-}
-// hg_ptr is &place for an atomic: a failed place gives the global scratch
-// cell, hg_ptr_shared a shared one, so a shared array's atomics stay
-// shared atomics (atom.shared) and a failed one touches nothing in bounds.
-template <class T> HG_DEV T* hg_ptr(hg_place<T> a) {
-  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-  return a.ok ? a.p : (T*)hg_scratch;
-}
-template <class T> HG_DEV T* hg_ptr_shared(hg_place<T> a) {
-  __shared__ T hg_sink;
-  return a.ok ? a.p : &hg_sink;
+  return a.v[i];
 }
 
 // s[lo:hi] (hi < 0: omitted). A bad bound records a fault (checked) and
 // gives an empty slice.
 template <bool C, class T> HG_DEV hg_slice<T> hg_sub(hg_slice<T> s, long long lo, long long hi, hg_fault* f, unsigned line, unsigned file) {
   if (hi < 0) hi = s.n;
-  if (C && HG_UNLIKELY((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
+  if (C && ((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
     hg_fail(f, 3, line, file, (unsigned long long)hi > (unsigned long long)s.c ? hi : lo, s.c);
     return {s.p, 0, 0};
   }
@@ -784,6 +709,155 @@ HG_DEV long long hg_ordered_block_id(unsigned* counter) {
   return id;
 }
 
+// ---- warp operations with a mask and a width ----
+
+#if defined(HG_AMD)
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) {
+  (void)m;
+  return (unsigned)__builtin_amdgcn_ds_bpermute(j << 2, (int)v);
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return hg_ballot(p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) {
+  (void)m;
+  __builtin_amdgcn_wave_barrier();
+}
+#elif defined(HG_NVPTX)
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) { return (unsigned)__nvvm_shfl_sync_idx_i32((unsigned)m, (int)v, j, 0x1f); }
+// mode 0 idx, 1 up, 2 down, 3 xor; the clamp operand carries the width.
+HG_DEV unsigned hg_nv_shfl32(int mode, unsigned long long m, unsigned v, int b, int w) {
+  int seg = (32 - w) << 8;
+  switch (mode) {
+  case 0: return (unsigned)__nvvm_shfl_sync_idx_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  case 1: return (unsigned)__nvvm_shfl_sync_up_i32((unsigned)m, (int)v, b, seg);
+  case 2: return (unsigned)__nvvm_shfl_sync_down_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  default: return (unsigned)__nvvm_shfl_sync_bfly_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  }
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return __nvvm_vote_ballot_sync((unsigned)m, p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) { __nvvm_bar_warp_sync((unsigned)m); }
+#else
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) { return __shfl_sync((unsigned)m, v, j); }
+HG_DEV unsigned hg_nv_shfl32(int mode, unsigned long long m, unsigned v, int b, int w) {
+  switch (mode) {
+  case 0: return __shfl_sync((unsigned)m, v, b, w);
+  case 1: return __shfl_up_sync((unsigned)m, v, (unsigned)b, w);
+  case 2: return __shfl_down_sync((unsigned)m, v, (unsigned)b, w);
+  default: return __shfl_xor_sync((unsigned)m, v, b, w);
+  }
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return __ballot_sync((unsigned)m, p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) { __syncwarp((unsigned)m); }
+#endif
+HG_DEV bool hg_any_sync(unsigned long long m, bool p) { return hg_ballot_sync(m, p) != 0; }
+HG_DEV bool hg_all_sync(unsigned long long m, bool p) { return hg_ballot_sync(m, !p) == 0; }
+HG_DEV unsigned hg_lane_read(unsigned long long m, unsigned v, int j) { return hg_lane_read32(m, v, j); }
+HG_DEV unsigned long long hg_lane_read(unsigned long long m, unsigned long long v, int j) {
+  unsigned lo = hg_lane_read32(m, (unsigned)v, j), hi = hg_lane_read32(m, (unsigned)(v >> 32), j);
+  return ((unsigned long long)hi << 32) | lo;
+}
+// Lane j's v where ok, else the caller's own; every lane of the mask
+// reads, so each takes part.
+template <class T> HG_DEV T hg_read_lane(unsigned long long m, T v, long long j, bool ok) {
+  T got = hg_from_bits<T>(hg_lane_read(m, hg_to_bits(v), ok ? (int)j : (int)hg_lane()));
+  return ok ? got : v;
+}
+#if defined(HG_NVPTX) || defined(HG_NVRTC)
+HG_DEV unsigned hg_nv_shfl(int mode, unsigned long long m, unsigned v, int b, int w) { return hg_nv_shfl32(mode, m, v, b, w); }
+HG_DEV unsigned long long hg_nv_shfl(int mode, unsigned long long m, unsigned long long v, int b, int w) {
+  unsigned lo = hg_nv_shfl32(mode, m, (unsigned)v, b, w), hi = hg_nv_shfl32(mode, m, (unsigned)(v >> 32), b, w);
+  return ((unsigned long long)hi << 32) | lo;
+}
+template <class T> HG_DEV T hg_nv_shfl_t(int mode, unsigned long long m, T v, long long b, long long w) {
+  return hg_from_bits<T>(hg_nv_shfl(mode, m, hg_to_bits(v), (int)b, (int)w));
+}
+#define HG_NV_SHFL 1
+#else
+#define HG_NV_SHFL 0
+template <class T> HG_DEV T hg_nv_shfl_t(int, unsigned long long, T v, long long, long long) { return v; }
+#endif
+template <class T> HG_DEV T hg_shfl_sync(unsigned long long m, T v, long long src, long long w) {
+  if (HG_NV_SHFL) return hg_nv_shfl_t(0, m, v, src, w);
+  long long l = hg_lane();
+  return hg_read_lane(m, v, (l & ~(w - 1)) | (src & (w - 1)), true);
+}
+template <class T> HG_DEV T hg_shfl_up_sync(unsigned long long m, T v, long long d, long long w) {
+  if (HG_NV_SHFL && d >= 0 && d < 32) return hg_nv_shfl_t(1, m, v, d, w);
+  long long l = hg_lane(), j = l - d;
+  return hg_read_lane(m, v, j, d >= 0 && j >= (l & ~(w - 1)));
+}
+template <class T> HG_DEV T hg_shfl_down_sync(unsigned long long m, T v, long long d, long long w) {
+  if (HG_NV_SHFL && d >= 0 && d < 32) return hg_nv_shfl_t(2, m, v, d, w);
+  long long l = hg_lane(), j = l + d;
+  return hg_read_lane(m, v, j, d >= 0 && j < (l & ~(w - 1)) + w);
+}
+template <class T> HG_DEV T hg_shfl_xor_sync(unsigned long long m, T v, long long x, long long w) {
+  if (HG_NV_SHFL && x >= 0 && x < 32) return hg_nv_shfl_t(3, m, v, x, w);
+  long long l = hg_lane(), j = l ^ x;
+  return hg_read_lane(m, v, j, j >= 0 && j < (l & ~(w - 1)) + w);
+}
+#undef HG_NV_SHFL
+
+// ---- warp reductions ----
+
+struct hg_op_add { template <class T> HG_DEV T operator()(T a, T b) const { return hg_add(a, b); } };
+struct hg_op_min { template <class T> HG_DEV T operator()(T a, T b) const { return hg_min(a, b); } };
+struct hg_op_max { template <class T> HG_DEV T operator()(T a, T b) const { return hg_max(a, b); } };
+struct hg_op_and { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a & b); } };
+struct hg_op_or { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a | b); } };
+struct hg_op_xor { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a ^ b); } };
+template <class T, class Op> HG_DEV T hg_reduce_shfl(unsigned long long m, T v, Op op) {
+  long long ws = hg_warp_size();
+  unsigned long long full = ws == 64 ? ~0ULL : 0xffffffffULL;
+  if ((m & full) == full) {
+    for (long long k = ws / 2; k > 0; k >>= 1) v = op(v, hg_shfl_xor_sync(m, v, k, ws));
+    return v;
+  }
+  T r = v;
+  bool first = true;
+  for (long long j = 0; j < ws; j++) {
+    if (!((m >> j) & 1)) continue;
+    T x = hg_shfl_sync(m, v, j, ws);
+    r = first ? x : op(r, x);
+    first = false;
+  }
+  return r;
+}
+#if (defined(HG_NVPTX) || defined(HG_NVRTC)) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(HG_NVPTX)
+HG_DEV int hg_reduce_add_sync(unsigned long long m, int v) { return __nvvm_redux_sync_add(v, (int)m); }
+HG_DEV unsigned hg_reduce_add_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_add((int)v, (int)m); }
+HG_DEV int hg_reduce_min_sync(unsigned long long m, int v) { return __nvvm_redux_sync_min(v, (int)m); }
+HG_DEV unsigned hg_reduce_min_sync(unsigned long long m, unsigned v) { return __nvvm_redux_sync_umin(v, (int)m); }
+HG_DEV int hg_reduce_max_sync(unsigned long long m, int v) { return __nvvm_redux_sync_max(v, (int)m); }
+HG_DEV unsigned hg_reduce_max_sync(unsigned long long m, unsigned v) { return __nvvm_redux_sync_umax(v, (int)m); }
+HG_DEV int hg_reduce_and_sync(unsigned long long m, int v) { return __nvvm_redux_sync_and(v, (int)m); }
+HG_DEV unsigned hg_reduce_and_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_and((int)v, (int)m); }
+HG_DEV int hg_reduce_or_sync(unsigned long long m, int v) { return __nvvm_redux_sync_or(v, (int)m); }
+HG_DEV unsigned hg_reduce_or_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_or((int)v, (int)m); }
+HG_DEV int hg_reduce_xor_sync(unsigned long long m, int v) { return __nvvm_redux_sync_xor(v, (int)m); }
+HG_DEV unsigned hg_reduce_xor_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_xor((int)v, (int)m); }
+#else
+HG_DEV int hg_reduce_add_sync(unsigned long long m, int v) { return __reduce_add_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_add_sync(unsigned long long m, unsigned v) { return __reduce_add_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_min_sync(unsigned long long m, int v) { return __reduce_min_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_min_sync(unsigned long long m, unsigned v) { return __reduce_min_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_max_sync(unsigned long long m, int v) { return __reduce_max_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_max_sync(unsigned long long m, unsigned v) { return __reduce_max_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_and_sync(unsigned long long m, int v) { return (int)__reduce_and_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_and_sync(unsigned long long m, unsigned v) { return __reduce_and_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_or_sync(unsigned long long m, int v) { return (int)__reduce_or_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_or_sync(unsigned long long m, unsigned v) { return __reduce_or_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_xor_sync(unsigned long long m, int v) { return (int)__reduce_xor_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_xor_sync(unsigned long long m, unsigned v) { return __reduce_xor_sync((unsigned)m, v); }
+#endif
+#endif
+template <class T> HG_DEV T hg_reduce_add_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_add()); }
+template <class T> HG_DEV T hg_reduce_min_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_min()); }
+template <class T> HG_DEV T hg_reduce_max_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_max()); }
+template <class T> HG_DEV T hg_reduce_and_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_and()); }
+template <class T> HG_DEV T hg_reduce_or_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_or()); }
+template <class T> HG_DEV T hg_reduce_xor_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_xor()); }
+
 // ---- 16-byte vector loads and stores ----
 
 // kernel.Load4/Load2 and Store4/Store2: N elements from s.p + i*N as one
@@ -792,7 +866,7 @@ template <class T, int N> struct __attribute__((aligned(sizeof(T) * N))) hg_vec 
 template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, N> hg_ldv(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
   typedef typename hg_unconst<T>::type U;
   hg_array<U, N> a;
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
+  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return {};
   }
@@ -801,7 +875,7 @@ template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, 
   return a;
 }
 template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i, hg_array<T, N> a, hg_fault* f, unsigned line, unsigned file) {
-  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
+  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return;
   }
@@ -841,7 +915,18 @@ template <bool Checked, class T> HG_DEV void argReduceTo(hg_slice<const T> in, h
 template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_slice<T> sums, long long tile, long long tpb, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, bool useOffs, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f);
+template <bool Checked> HG_DEV long long lbTicket(hg_slice<uint64_t> states, hg_array<uint64_t, 2>* id, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbLoadVec4(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV uint64_t lbBits(T v, int32_t kind, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbPublish(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, long long b, uint64_t status, T v, bool packed, int32_t kind, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T lbValue(uint64_t w, int32_t kind, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_slice<const T> incl, hg_slice<uint64_t> states, long long b, bool packed, int32_t kind, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
+template <bool Checked> HG_DEV void lbLoadHeads(hg_slice<const uint8_t> heads, hg_array<uint8_t, 2816>* shf, long long lo, long long tile, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_array<T, 32>* bcast, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV T unaryOf(T x, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_array<T, 4> unary4(hg_array<T, 4> v, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void unaryVec4(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
@@ -856,12 +941,12 @@ template <bool Checked, class T> HG_DEV bool chosen(hg_slice<const T> in, hg_sli
 template <bool Checked, class T> HG_DEV void selectCount(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, T a, long long tile, hg_array<int64_t, 32>* warps, hg_fault* hg_f);
 template <bool Checked> HG_DEV long long popc(uint64_t x, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, T a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_array<int64_t, 32>* warps, hg_array<int32_t, 32>* wc, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, hg_slice<const uint8_t> heads, hg_slice<T> out, hg_slice<T> sums, hg_slice<uint8_t> sumHeads, hg_slice<const T> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV T accumulateVec2(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argPick2(T v, int64_t vi, hg_array<T, 2> a, int64_t ai, bool isMax, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec2(hg_slice<const T> in, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbLoadVec2(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbStoreVec2(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void unaryVec2(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void binaryVec2(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples, hg_slice<uint32_t> local, int64_t lowerI, int64_t widthI, long long shift, long long lo, long long hi, long long span, hg_fault* hg_f);
@@ -921,7 +1006,7 @@ template <bool Checked, class T> HG_DEV T blockReduce(T v, T id, int32_t op, hg_
   long long w = hg_t3;
 #line 107 "kernels.go"
   if (lane == 0LL) {
-    hg_at<Checked>((*warps), w, hg_f, 108, 3) = v;
+    hg_ref<Checked>((*warps), w, hg_f, 108, 3) = v;
   }
   hg_sync_threads();
   if (w == 0LL) {
@@ -940,7 +1025,7 @@ template <bool Checked, class T> HG_DEV T blockReduce(T v, T id, int32_t op, hg_
 template <bool Checked, class T> HG_DEV void reduceOut(T acc, hg_slice<T> out, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f) {
   T v = blockReduce<Checked, T>(acc, id, op, warps, hg_f);
   if ((long long)hg_tid_x() == 0LL) {
-    hg_at<Checked>(out, (long long)hg_bid_x(), hg_f, 109, 8) = v;
+    hg_ref<Checked>(out, (long long)hg_bid_x(), hg_f, 109, 8) = v;
   }
 }
 
@@ -1105,9 +1190,7 @@ template <bool Checked, class T> HG_DEV bool beats(T v, int64_t vi, T x, bool is
 
 #line 164 "kernels_reduce.go"
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argPick(T v, int64_t vi, hg_array<T, 4> a, int64_t ai, int64_t step, bool isMax, hg_fault* hg_f) {
-  #pragma unroll
   for (long long k = 0LL; k < 4LL; k = hg_add(k, 1LL)) {
-#line 166 "kernels_reduce.go"
     if (beats<Checked, T>(v, vi, hg_ld<Checked>(a, k, hg_f, 166, 8), isMax, hg_f)) {
       T hg_t2 = hg_ld<Checked>(a, k, hg_f, 167, 8);
       int64_t hg_t3 = hg_add(ai, hg_mul((int64_t)(k), step));
@@ -1233,8 +1316,8 @@ template <bool Checked, class T> HG_DEV void argReduceOut(T v, int64_t vi, hg_sl
       if (lane == 0LL) {
         T hg_t8 = v;
         int64_t hg_t9 = vi;
-        hg_at<Checked>((*warpsV), w, hg_f, 300, 8) = hg_t8;
-        hg_at<Checked>((*warpsI), w, hg_f, 300, 8) = hg_t9;
+        hg_ref<Checked>((*warpsV), w, hg_f, 300, 8) = hg_t8;
+        hg_ref<Checked>((*warpsI), w, hg_f, 300, 8) = hg_t9;
       }
 #line 302 "kernels_reduce.go"
       hg_sync_threads();
@@ -1267,8 +1350,8 @@ template <bool Checked, class T> HG_DEV void argReduceOut(T v, int64_t vi, hg_sl
   if ((long long)hg_tid_x() == 0LL) {
     T hg_t17 = v;
     int64_t hg_t18 = vi;
-    hg_at<Checked>(outV, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t17;
-    hg_at<Checked>(outI, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t18;
+    hg_ref<Checked>(outV, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t17;
+    hg_ref<Checked>(outI, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t18;
   }
 }
 
@@ -1317,9 +1400,7 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulate4(hg_
 #line 195 "kernels_reduce.go"
       continue;
     }
-    #pragma unroll
     for (long long k = 0LL; k < 4LL; k = hg_add(k, 1LL)) {
-#line 198 "kernels_reduce.go"
       {
 #line 198 "kernels_reduce.go"
         int64_t xi = hg_ld<Checked>(inI, hg_add(i, hg_mul(k, bd)), hg_f, 198, 8);
@@ -1403,7 +1484,7 @@ template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_sl
 #line 136 "kernels.go"
   acc = blockReduce<Checked, T>(acc, (T)0LL, 0, warps, hg_f);
   if ((long long)hg_tid_x() == 0LL) {
-    hg_at<Checked>(sums, (long long)hg_bid_x(), hg_f, 138, 3) = acc;
+    hg_ref<Checked>(sums, (long long)hg_bid_x(), hg_f, 138, 3) = acc;
   }
 }
 
@@ -1431,7 +1512,7 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<
     e = (T)0LL;
   }
   if (lane == hg_sub(ws, 1LL)) {
-    hg_at<Checked>((*warps), w, hg_f, 159, 3) = x;
+    hg_ref<Checked>((*warps), w, hg_f, 159, 3) = x;
   }
   hg_sync_threads();
   if (w == 0LL) {
@@ -1446,7 +1527,7 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<
       }
     }
     if (lane < nw) {
-      hg_at<Checked>((*warps), lane, hg_f, 174, 3) = s;
+      hg_ref<Checked>((*warps), lane, hg_f, 174, 3) = s;
     }
   }
   hg_sync_threads();
@@ -1484,7 +1565,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
           long long i = hg_i6;
           T x = hg_s7.p[hg_i6];
 #line 202 "kernels.go"
-          hg_at<Checked>(dst, i, hg_f, 202, 3) = carry;
+          hg_ref<Checked>(dst, i, hg_f, 202, 3) = carry;
           carry = hg_add(carry, x);
         }
       }
@@ -1497,7 +1578,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
           T x = hg_s10.p[hg_i9];
 #line 207 "kernels.go"
           carry = hg_add(carry, x);
-          hg_at<Checked>(dst, i, hg_f, 208, 3) = carry;
+          hg_ref<Checked>(dst, i, hg_f, 208, 3) = carry;
         }
       }
     }
@@ -1522,7 +1603,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
         }
       }
 #line 225 "kernels.go"
-      hg_at<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 3) = x;
+      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 3) = x;
     }
     hg_sync_threads();
     T sum = {};
@@ -1537,11 +1618,11 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
     for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
       T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 235, 3);
       if (exclusive) {
-        hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 237, 3) = run;
+        hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 237, 3) = run;
         run = hg_add(run, x);
       } else {
         run = hg_add(run, x);
-        hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 241, 3) = run;
+        hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 241, 3) = run;
       }
     }
     hg_sync_threads();
@@ -1551,7 +1632,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
         long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 246 "kernels.go"
         if (i < n) {
-          hg_at<Checked>(out, i, hg_f, 247, 3) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 247, 3);
+          hg_ref<Checked>(out, i, hg_f, 247, 3) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 247, 3);
         }
       }
     }
@@ -1561,91 +1642,450 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
   }
 }
 
-#line 24 "kernels_lookback.go"
-template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
-  long long nt = hg_sub(flags.n, 1LL);
-  long long b = hg_ordered_block_id(hg_ptr(hg_at<Checked>(flags, nt, hg_f, 26, 6)));
+#line 43 "kernels_lookback.go"
+template <bool Checked> HG_DEV long long lbTicket(hg_slice<uint64_t> states, hg_array<uint64_t, 2>* id, hg_fault* hg_f) {
+  if ((long long)hg_tid_x() == 0LL) {
+    (*id)[0LL] = hg_atomic_add(&hg_ref<Checked>(states, hg_sub(states.n, 1LL), hg_f, 45, 6), 1ULL);
+  }
+  hg_sync_threads();
+  return (long long)((*id)[0LL]);
+}
+
+#line 76 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbLoadVec4(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 29 "kernels_lookback.go"
-  long long items = hg_div<Checked>(tile, bd, hg_f, 29, 6);
-  long long lo = hg_mul(b, tile);
-  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = {};
-    {
-#line 33 "kernels_lookback.go"
-      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-#line 33 "kernels_lookback.go"
-      if (i < n) {
-        x = hg_ld<Checked>(in, i, hg_f, 34, 6);
-      }
+#line 79 "kernels_lookback.go"
+  if (vec && (hg_add(lo, tile) <= n)) {
+    long long base = lo / 4LL;
+    for (long long c = tid; c < (tile / 4LL); c = hg_add(c, bd)) {
+      hg_stv<Checked, 4>(sh, c, hg_ldv<Checked, 4>(in, hg_add(base, c), hg_f, 82, 6), hg_f, 82, 6);
     }
-#line 36 "kernels_lookback.go"
-    hg_at<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 36, 6) = x;
-  }
-  hg_sync_threads();
-  T sum = {};
-  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 41, 6));
-  }
-  auto hg_m5 = blockScan<Checked, T>(sum, warps, hg_f);
-  T pre = hg_m5.r0;
-  T total = hg_m5.r1;
-#line 44 "kernels_lookback.go"
-  if (tid == 0LL) {
-    T excl = {};
-    if (b == 0LL) {
-      hg_at<Checked>(incl, 0LL, hg_f, 47, 6) = total;
-      hg_fence_device();
-      hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(flags, 0LL, hg_f, 49, 6)), 2U);
-    } else {
-      hg_at<Checked>(agg, b, hg_f, 51, 6) = total;
-      hg_fence_device();
-      hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(flags, b, hg_f, 53, 6)), 1U);
-      long long j = hg_sub(b, 1LL);
-      bool done = false;
-      while (!done) {
-        uint32_t f = hg_atomic_load<1, 1>(hg_ptr(hg_at<Checked>(flags, j, hg_f, 57, 6)));
-        if (f == 2U) {
-          excl = hg_add(hg_ld<Checked>(incl, j, hg_f, 59, 6), excl);
-          done = true;
-        } else if (f == 1U) {
-          excl = hg_add(hg_ld<Checked>(agg, j, hg_f, 62, 6), excl);
-          j = hg_sub(j, 1LL);
+  } else {
+    {
+      long long hg_i6 = tid;
+      long long hg_b4 = tile;
+      long long hg_st5 = bd;
+      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 86 "kernels_lookback.go"
+          T x = {};
+          if (hg_add(lo, j) < n) {
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 88, 6);
+          }
+          hg_ref<Checked>(sh, j, hg_f, 90, 6) = x;
+        }
+      } else {
+        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
+#line 86 "kernels_lookback.go"
+          T x = {};
+          if (hg_add(lo, j) < n) {
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 88, 6);
+          }
+          hg_ref<Checked>(sh, j, hg_f, 90, 6) = x;
         }
       }
-      hg_at<Checked>(incl, b, hg_f, 66, 6) = hg_add(excl, total);
-      hg_fence_device();
-      hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(flags, b, hg_f, 68, 6)), 2U);
     }
-    hg_at<Checked>((*bcast), 0LL, hg_f, 70, 6) = excl;
+  }
+#line 93 "kernels_lookback.go"
+  hg_sync_threads();
+}
+
+#line 52 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV uint64_t lbBits(T v, int32_t kind, hg_fault* hg_f) {
+  {
+    int32_t hg_tag2 = kind;
+#line 54 "kernels_lookback.go"
+    if (hg_tag2 == 2) {
+      return (uint64_t)(hg_f32_bits((float)(v)));
+    } else if (hg_tag2 == 1) {
+      return (uint64_t)((uint32_t)((int32_t)(v)));
+    }
+  }
+#line 59 "kernels_lookback.go"
+  return (uint64_t)((uint32_t)(v));
+}
+
+#line 201 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbPublish(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, long long b, uint64_t status, T v, bool packed, int32_t kind, hg_fault* hg_f) {
+  if (packed) {
+    hg_atomic_store<0, 1>(&hg_ref<Checked>(states, b, hg_f, 203, 6), (status << 32LL) | lbBits<Checked, T>(v, kind, hg_f));
+    return;
+  }
+  if ((status & 3ULL) == 2ULL) {
+    hg_ref<Checked>(incl, b, hg_f, 207, 6) = v;
+  } else {
+    hg_ref<Checked>(agg, b, hg_f, 209, 6) = v;
+  }
+  hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 211, 6), status << 32LL);
+}
+
+#line 63 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV T lbValue(uint64_t w, int32_t kind, hg_fault* hg_f) {
+  {
+    int32_t hg_tag2 = kind;
+#line 65 "kernels_lookback.go"
+    if (hg_tag2 == 2) {
+      return (T)(hg_f32_from((uint32_t)(w)));
+    } else if (hg_tag2 == 1) {
+      return (T)((int32_t)((uint32_t)(w)));
+    }
+  }
+#line 70 "kernels_lookback.go"
+  return (T)((uint32_t)(w));
+}
+
+#line 221 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_slice<const T> incl, hg_slice<uint64_t> states, long long b, bool packed, int32_t kind, hg_fault* hg_f) {
+  long long hg_t1 = hg_warp_size();
+  long long hg_t2 = hg_lane();
+  long long ws = hg_t1;
+  long long lane = hg_t2;
+#line 223 "kernels_lookback.go"
+  T excl = {};
+  long long last = hg_sub(b, 1LL);
+  for (;;) {
+    long long p = hg_add(hg_sub(last, hg_sub(ws, 1LL)), lane);
+    uint64_t w = 8589934592ULL;
+    for (;;) {
+      if (p >= 0LL) {
+        if (packed) {
+          w = hg_atomic_load<0, 1>(&hg_ref<Checked>(states, p, hg_f, 231, 6));
+        } else {
+          w = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, p, hg_f, 233, 6));
+        }
+      }
+      if (hg_ballot_sync((unsigned long long)(18446744073709551615ULL), (w >> 32LL) == 0ULL) == 0ULL) {
+        break;
+      }
+    }
+    uint64_t status = w >> 32LL;
+    T v = {};
+    if (packed) {
+      v = lbValue<Checked, T>(w, kind, hg_f);
+    } else if (p >= 0LL) {
+      if ((status & 3ULL) == 2ULL) {
+        v = hg_ld<Checked>(incl, p, hg_f, 246, 6);
+      } else {
+        v = hg_ld<Checked>(agg, p, hg_f, 248, 6);
+      }
+    }
+#line 252 "kernels_lookback.go"
+    uint64_t pm = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), (status == 2ULL) || ((status & 4ULL) != 0ULL));
+    if ((hg_shr<Checked>(pm, lane, hg_f, 253, 6) >> 1LL) != 0ULL) {
+      v = (T)0LL;
+    }
+#line 258 "kernels_lookback.go"
+    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 258, 6)) {
+      T y = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(d), (long long)(ws));
+      if (hg_add(lane, d) < ws) {
+        v = hg_add(v, y);
+      }
+    }
+    excl = hg_add(hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(0LL), (long long)(ws)), excl);
+    if (pm != 0ULL) {
+      break;
+    }
+    last = hg_sub(last, ws);
+  }
+  return excl;
+}
+
+#line 158 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 160 "kernels_lookback.go"
+  long long items = hg_div<Checked>(tile, bd, hg_f, 160, 6);
+  T sum = {};
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 163, 6));
+  }
+  auto hg_m4 = blockScan<Checked, T>(sum, warps, hg_f);
+  T pre = hg_m4.r0;
+  T total = hg_m4.r1;
+#line 166 "kernels_lookback.go"
+  if (tid < hg_warp_size()) {
+    T excl = {};
+    if (b == 0LL) {
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, 0LL, 2ULL, total, packed, kind, hg_f);
+      }
+    } else {
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, b, 1ULL, total, packed, kind, hg_f);
+      }
+      excl = lookBack<Checked, T>(hg_const(agg), hg_const(incl), states, b, packed, kind, hg_f);
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, b, 2ULL, hg_add(excl, total), packed, kind, hg_f);
+      }
+    }
+    if (tid == 0LL) {
+      (*bcast)[0LL] = excl;
+    }
   }
   hg_sync_threads();
   T run = hg_add((*bcast)[0LL], pre);
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 75, 6);
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 188, 6);
     if (exclusive) {
-      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 77, 6) = run;
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 190, 6) = run;
       run = hg_add(run, x);
     } else {
       run = hg_add(run, x);
-      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 81, 6) = run;
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 194, 6) = run;
     }
   }
   hg_sync_threads();
-  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+}
+
+#line 97 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
+  long long n = out.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 100 "kernels_lookback.go"
+  if (vec && (hg_add(lo, tile) <= n)) {
+    long long base = lo / 4LL;
+    for (long long c = tid; c < (tile / 4LL); c = hg_add(c, bd)) {
+      hg_stv<Checked, 4>(out, hg_add(base, c), hg_ldv<Checked, 4>(sh, c, hg_f, 103, 6), hg_f, 103, 6);
+    }
+  } else {
     {
-#line 86 "kernels_lookback.go"
-      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-#line 86 "kernels_lookback.go"
-      if (i < n) {
-        hg_at<Checked>(out, i, hg_f, 87, 6) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 87, 6);
+      long long hg_i6 = tid;
+      long long hg_b4 = tile;
+      long long hg_st5 = bd;
+      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 107 "kernels_lookback.go"
+          if (hg_add(lo, j) < n) {
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 108, 6) = hg_ld<Checked>(sh, j, hg_f, 108, 6);
+          }
+        }
+      } else {
+        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
+#line 107 "kernels_lookback.go"
+          if (hg_add(lo, j) < n) {
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 108, 6) = hg_ld<Checked>(sh, j, hg_f, 108, 6);
+          }
+        }
       }
     }
   }
+}
+
+#line 276 "kernels_lookback.go"
+template <bool Checked> HG_DEV void lbLoadHeads(hg_slice<const uint8_t> heads, hg_array<uint8_t, 2816>* shf, long long lo, long long tile, hg_fault* hg_f) {
+  long long n = heads.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 279 "kernels_lookback.go"
+  {
+    long long hg_i5 = tid;
+    long long hg_b3 = tile;
+    long long hg_st4 = bd;
+    if (hg_st4 > 0LL && hg_b3 <= 0x7fffffffffffffffLL - hg_st4 + 1LL) {
+      unsigned long long hg_n6 = hg_i5 < hg_b3 ? ((unsigned long long)hg_b3 - (unsigned long long)hg_i5 - 1ULL) / (unsigned long long)hg_st4 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
+        long long j = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
+#line 280 "kernels_lookback.go"
+        uint8_t h = {};
+        if (hg_add(lo, j) < n) {
+          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 282, 6);
+        }
+        hg_ref<Checked>((*shf), j, hg_f, 284, 6) = h;
+      }
+    } else {
+      for (long long j = hg_i5; j < hg_b3; j = hg_add(j, hg_st4)) {
+#line 280 "kernels_lookback.go"
+        uint8_t h = {};
+        if (hg_add(lo, j) < n) {
+          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 282, 6);
+        }
+        hg_ref<Checked>((*shf), j, hg_f, 284, 6) = h;
+      }
+    }
+  }
+}
+
+#line 82 "kernels_segment.go"
+template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f) {
+  long long hg_t1 = hg_lane();
+  long long hg_t2 = hg_warp_size();
+  long long lane = hg_t1;
+  long long ws = hg_t2;
+#line 84 "kernels_segment.go"
+  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 84, 9)) {
+    int32_t yf = hg_shfl_up(f, (long long)(d));
+    T yv = hg_shfl_up(v, (long long)(d));
+    if (lane >= d) {
+      if (f == 0) {
+        v = hg_add(yv, v);
+      }
+      f |= yf;
+    }
+  }
+  return hg_tuple2<int32_t, T>{f, v};
+}
+
+#line 99 "kernels_segment.go"
+template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
+  long long hg_t1 = hg_warp_size();
+  long long hg_t2 = hg_lane();
+  long long ws = hg_t1;
+  long long lane = hg_t2;
+#line 101 "kernels_segment.go"
+  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 101, 9);
+  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 101, 9);
+  long long w = hg_t3;
+  long long nw = hg_t4;
+#line 102 "kernels_segment.go"
+  auto hg_m5 = segScanWarp<Checked, T>(f, v, hg_f);
+  int32_t xf = hg_m5.r0;
+  T xv = hg_m5.r1;
+#line 103 "kernels_segment.go"
+  int32_t hg_t6 = hg_shfl_up(xf, (long long)(1LL));
+  T hg_t7 = hg_shfl_up(xv, (long long)(1LL));
+  int32_t ef = hg_t6;
+  T ev = hg_t7;
+#line 104 "kernels_segment.go"
+  if (lane == 0LL) {
+    int32_t hg_t8 = 0;
+    T hg_t9 = (T)0LL;
+    ef = hg_t8;
+    ev = hg_t9;
+  }
+#line 107 "kernels_segment.go"
+  if (lane == hg_sub(ws, 1LL)) {
+    int32_t hg_t10 = xf;
+    T hg_t11 = xv;
+    hg_ref<Checked>((*warpsF), w, hg_f, 108, 9) = hg_t10;
+    hg_ref<Checked>((*warpsV), w, hg_f, 108, 9) = hg_t11;
+  }
+#line 110 "kernels_segment.go"
+  hg_sync_threads();
+  if (w == 0LL) {
+    int32_t sf = {};
+    T sv = {};
+    if (lane < nw) {
+      int32_t hg_t12 = hg_ld<Checked>((*warpsF), lane, hg_f, 115, 9);
+      T hg_t13 = hg_ld<Checked>((*warpsV), lane, hg_f, 115, 9);
+      sf = hg_t12;
+      sv = hg_t13;
+    }
+#line 117 "kernels_segment.go"
+    auto hg_m14 = segScanWarp<Checked, T>(sf, sv, hg_f);
+    sf = hg_m14.r0;
+    sv = hg_m14.r1;
+#line 118 "kernels_segment.go"
+    if (lane < nw) {
+      int32_t hg_t15 = sf;
+      T hg_t16 = sv;
+      hg_ref<Checked>((*warpsF), lane, hg_f, 119, 9) = hg_t15;
+      hg_ref<Checked>((*warpsV), lane, hg_f, 119, 9) = hg_t16;
+    }
+  }
+#line 122 "kernels_segment.go"
+  hg_sync_threads();
+  if (w > 0LL) {
+    if (ef == 0) {
+      ev = hg_add(hg_ld<Checked>((*warpsV), hg_sub(w, 1LL), hg_f, 125, 9), ev);
+    }
+    ef |= hg_ld<Checked>((*warpsF), hg_sub(w, 1LL), hg_f, 127, 9);
+  }
+  return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 9), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 9)};
+}
+
+#line 292 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_array<T, 32>* bcast, hg_fault* hg_f) {
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 294 "kernels_lookback.go"
+  long long items = hg_div<Checked>(tile, bd, hg_f, 294, 6);
+  int32_t f = {};
+  T v = {};
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 298, 6);
+    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 299, 6) != (uint8_t)0) {
+      int32_t hg_t4 = 1;
+      T hg_t5 = x;
+      f = hg_t4;
+      v = hg_t5;
+    } else {
+#line 302 "kernels_lookback.go"
+      v = hg_add(v, x);
+    }
+  }
+  auto hg_m6 = blockSegScan<Checked, T>(f, v, warpsF, warpsV, hg_f);
+  int32_t pf = hg_m6.r0;
+  T pv = hg_m6.r1;
+  int32_t tf = hg_m6.r2;
+  T tv = hg_m6.r3;
+#line 306 "kernels_lookback.go"
+  if (tid < hg_warp_size()) {
+    T excl = {};
+    if (b == 0LL) {
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, 0LL, 2ULL, tv, packed, kind, hg_f);
+      }
+    } else {
+      uint64_t status = 1ULL;
+      if (tf != 0) {
+        status |= 4ULL;
+      }
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, b, status, tv, packed, kind, hg_f);
+      }
+      excl = lookBack<Checked, T>(hg_const(agg), hg_const(incl), states, b, packed, kind, hg_f);
+      if (tid == 0LL) {
+        T inc = hg_add(excl, tv);
+        if (tf != 0) {
+          inc = tv;
+        }
+        lbPublish<Checked, T>(agg, incl, states, b, 2ULL, inc, packed, kind, hg_f);
+      }
+    }
+    if (tid == 0LL) {
+      (*bcast)[0LL] = excl;
+    }
+  }
+  hg_sync_threads();
+  T run = pv;
+  if (pf == 0) {
+    run = hg_add((*bcast)[0LL], pv);
+  }
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 339, 6);
+    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 340, 6) != (uint8_t)0) {
+      run = (T)0LL;
+    }
+    if (exclusive) {
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 344, 6) = run;
+      run = hg_add(run, x);
+    } else {
+      run = hg_add(run, x);
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 348, 6) = run;
+    }
+  }
+  hg_sync_threads();
 }
 
 #line 338 "kernels_reduce.go"
@@ -1707,7 +2147,7 @@ template <bool Checked, class T> HG_DEV void unaryVec4(hg_slice<const T> in, hg_
     long long g = hg_global_x();
 #line 420 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(4LL, nv))) {
-      hg_at<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8), op, a, hg_f);
+      hg_ref<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8), op, a, hg_f);
     }
   }
 }
@@ -1719,7 +2159,7 @@ template <bool Checked, class T> HG_DEV void unary(hg_slice<const T> in, hg_slic
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     long long hi = hg_min(hg_add(lo, span), n);
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      hg_at<Checked>(out, i, hg_f, 390, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 390, 8), op, a, hg_f);
+      hg_ref<Checked>(out, i, hg_f, 390, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 390, 8), op, a, hg_f);
     }
     return;
   }
@@ -1742,14 +2182,14 @@ template <bool Checked, class T> HG_DEV void unary(hg_slice<const T> in, hg_slic
     T hg_t9 = unaryOf<Checked, T>(x1, op, a, hg_f);
     T hg_t10 = unaryOf<Checked, T>(x2, op, a, hg_f);
     T hg_t11 = unaryOf<Checked, T>(x3, op, a, hg_f);
-    hg_at<Checked>(out, i, hg_f, 397, 8) = hg_t8;
-    hg_at<Checked>(out, hg_add(i, bd), hg_f, 397, 8) = hg_t9;
-    hg_at<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 397, 8) = hg_t10;
-    hg_at<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 397, 8) = hg_t11;
+    hg_ref<Checked>(out, i, hg_f, 397, 8) = hg_t8;
+    hg_ref<Checked>(out, hg_add(i, bd), hg_f, 397, 8) = hg_t9;
+    hg_ref<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 397, 8) = hg_t10;
+    hg_ref<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 397, 8) = hg_t11;
   }
 #line 399 "kernels_reduce.go"
   for (; i < n; i = hg_add(i, bd)) {
-    hg_at<Checked>(out, i, hg_f, 400, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 400, 8), op, a, hg_f);
+    hg_ref<Checked>(out, i, hg_f, 400, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 400, 8), op, a, hg_f);
   }
 }
 
@@ -1820,7 +2260,7 @@ template <bool Checked, class T> HG_DEV void binaryVec4(hg_slice<const T> x, hg_
     long long g = hg_global_x();
 #line 485 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(4LL, nv))) {
-      hg_at<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), hg_ld<Checked>(y, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), op, hg_f);
+      hg_ref<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), hg_ld<Checked>(y, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), op, hg_f);
     }
   }
 }
@@ -1832,7 +2272,7 @@ template <bool Checked, class T> HG_DEV void binary(hg_slice<const T> x, hg_slic
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     long long hi = hg_min(hg_add(lo, span), n);
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      hg_at<Checked>(out, i, hg_f, 453, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 453, 8), hg_ld<Checked>(y, i, hg_f, 453, 8), op, hg_f);
+      hg_ref<Checked>(out, i, hg_f, 453, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 453, 8), hg_ld<Checked>(y, i, hg_f, 453, 8), op, hg_f);
     }
     return;
   }
@@ -1864,14 +2304,14 @@ template <bool Checked, class T> HG_DEV void binary(hg_slice<const T> x, hg_slic
     T hg_t13 = binaryOf<Checked, T>(x1, y1, op, hg_f);
     T hg_t14 = binaryOf<Checked, T>(x2, y2, op, hg_f);
     T hg_t15 = binaryOf<Checked, T>(x3, y3, op, hg_f);
-    hg_at<Checked>(out, i, hg_f, 461, 8) = hg_t12;
-    hg_at<Checked>(out, hg_add(i, bd), hg_f, 461, 8) = hg_t13;
-    hg_at<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 461, 8) = hg_t14;
-    hg_at<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 461, 8) = hg_t15;
+    hg_ref<Checked>(out, i, hg_f, 461, 8) = hg_t12;
+    hg_ref<Checked>(out, hg_add(i, bd), hg_f, 461, 8) = hg_t13;
+    hg_ref<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 461, 8) = hg_t14;
+    hg_ref<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 461, 8) = hg_t15;
   }
 #line 463 "kernels_reduce.go"
   for (; i < n; i = hg_add(i, bd)) {
-    hg_at<Checked>(out, i, hg_f, 464, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 464, 8), hg_ld<Checked>(y, i, hg_f, 464, 8), op, hg_f);
+    hg_ref<Checked>(out, i, hg_f, 464, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 464, 8), hg_ld<Checked>(y, i, hg_f, 464, 8), op, hg_f);
   }
 }
 
@@ -1930,7 +2370,7 @@ template <bool Checked, class T> HG_DEV void segReduce(hg_slice<const T> in, hg_
     for (long long g = lo; g < hi; g = hg_add(g, 1LL)) {
       long long b = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, g, hg_f, 19, 9), 0LL), (int64_t)(n)));
       long long e = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, hg_add(g, 1LL), hg_f, 20, 9), (int64_t)(b)), (int64_t)(n)));
-      hg_at<Checked>(out, g, hg_f, 21, 9) = fold<Checked, T>(hg_sub<Checked>(in, b, e, hg_f, 21, 9), id, op, hg_f);
+      hg_ref<Checked>(out, g, hg_f, 21, 9) = fold<Checked, T>(hg_sub<Checked>(in, b, e, hg_f, 21, 9), id, op, hg_f);
     }
     return;
   }
@@ -1960,7 +2400,7 @@ template <bool Checked, class T> HG_DEV void segReduce(hg_slice<const T> in, hg_
 #line 32 "kernels_segment.go"
     acc = blockReduce<Checked, T>(acc, id, op, warps, hg_f);
     if (tid == 0LL) {
-      hg_at<Checked>(out, g, hg_f, 34, 9) = acc;
+      hg_ref<Checked>(out, g, hg_f, 34, 9) = acc;
     }
     hg_sync_threads();
   }
@@ -2027,7 +2467,7 @@ template <bool Checked, class T> HG_DEV void selectCount(hg_slice<const T> in, h
 #line 55 "kernels_select.go"
   c = blockReduce<Checked, int64_t>(c, 0LL, 0, warps, hg_f);
   if (tid == 0LL) {
-    hg_at<Checked>(counts, (long long)hg_bid_x(), hg_f, 57, 10) = c;
+    hg_ref<Checked>(counts, (long long)hg_bid_x(), hg_f, 57, 10) = c;
   }
 }
 
@@ -2086,7 +2526,7 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
     total = blockReduce<Checked, int64_t>(c, 0LL, 0, warps, hg_f);
     if (bd > 1LL) {
       if (tid == 0LL) {
-        hg_at<Checked>((*warps), 0LL, hg_f, 84, 10) = total;
+        (*warps)[0LL] = total;
       }
       hg_sync_threads();
       total = (*warps)[0LL];
@@ -2096,21 +2536,21 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
     total = hg_add(hg_ld<Checked>(offs, hg_sub(nb, 1LL), hg_f, 91, 10), hg_ld<Checked>(counts, hg_sub(nb, 1LL), hg_f, 91, 10));
   }
   if ((b == 0LL) && (tid == 0LL)) {
-    hg_at<Checked>(num, 0LL, hg_f, 94, 10) = total;
+    hg_ref<Checked>(num, 0LL, hg_f, 94, 10) = total;
   }
   if (bd == 1LL) {
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
       if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
         if (vals) {
-          hg_at<Checked>(out, base, hg_f, 100, 10) = hg_ld<Checked>(in, i, hg_f, 100, 10);
+          hg_ref<Checked>(out, base, hg_f, 100, 10) = hg_ld<Checked>(in, i, hg_f, 100, 10);
         }
         if (idx) {
-          hg_at<Checked>(outIdx, base, hg_f, 103, 10) = (int64_t)(i);
+          hg_ref<Checked>(outIdx, base, hg_f, 103, 10) = (int64_t)(i);
         }
         base = hg_add(base, 1LL);
       } else if (partition) {
         int64_t p = hg_sub(hg_add(total, (int64_t)(i)), base);
-        hg_at<Checked>(out, p, hg_f, 108, 10) = hg_ld<Checked>(in, i, hg_f, 108, 10);
+        hg_ref<Checked>(out, p, hg_f, 108, 10) = hg_ld<Checked>(in, i, hg_f, 108, 10);
       }
     }
     return;
@@ -2131,7 +2571,7 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
     bool f = (i < hi) && chosen<Checked, T>(in, flags, i, pred, a, hg_f);
     uint64_t m = hg_ballot(f);
     if (lane == 0LL) {
-      hg_at<Checked>((*wc), w, hg_f, 121, 10) = (int32_t)(popc<Checked>(m, hg_f));
+      hg_ref<Checked>((*wc), w, hg_f, 121, 10) = (int32_t)(popc<Checked>(m, hg_f));
     }
     hg_sync_threads();
     int64_t hg_t18 = (int64_t)(popc<Checked>(m & lt, hg_f));
@@ -2151,105 +2591,17 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
       int64_t p = hg_add(base, pre);
       if (f) {
         if (vals) {
-          hg_at<Checked>(out, p, hg_f, 137, 10) = hg_ld<Checked>(in, i, hg_f, 137, 10);
+          hg_ref<Checked>(out, p, hg_f, 137, 10) = hg_ld<Checked>(in, i, hg_f, 137, 10);
         }
         if (idx) {
-          hg_at<Checked>(outIdx, p, hg_f, 140, 10) = (int64_t)(i);
+          hg_ref<Checked>(outIdx, p, hg_f, 140, 10) = (int64_t)(i);
         }
       } else if (partition) {
-        hg_at<Checked>(out, hg_sub(hg_add(total, (int64_t)(i)), p), hg_f, 143, 10) = hg_ld<Checked>(in, i, hg_f, 143, 10);
+        hg_ref<Checked>(out, hg_sub(hg_add(total, (int64_t)(i)), p), hg_f, 143, 10) = hg_ld<Checked>(in, i, hg_f, 143, 10);
       }
     }
     base = hg_add(base, all);
   }
-}
-
-#line 82 "kernels_segment.go"
-template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f) {
-  long long hg_t1 = hg_lane();
-  long long hg_t2 = hg_warp_size();
-  long long lane = hg_t1;
-  long long ws = hg_t2;
-#line 84 "kernels_segment.go"
-  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 84, 9)) {
-    int32_t yf = hg_shfl_up(f, (long long)(d));
-    T yv = hg_shfl_up(v, (long long)(d));
-    if (lane >= d) {
-      if (f == 0) {
-        v = hg_add(yv, v);
-      }
-      f |= yf;
-    }
-  }
-  return hg_tuple2<int32_t, T>{f, v};
-}
-
-#line 99 "kernels_segment.go"
-template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
-  long long hg_t1 = hg_warp_size();
-  long long hg_t2 = hg_lane();
-  long long ws = hg_t1;
-  long long lane = hg_t2;
-#line 101 "kernels_segment.go"
-  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 101, 9);
-  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 101, 9);
-  long long w = hg_t3;
-  long long nw = hg_t4;
-#line 102 "kernels_segment.go"
-  auto hg_m5 = segScanWarp<Checked, T>(f, v, hg_f);
-  int32_t xf = hg_m5.r0;
-  T xv = hg_m5.r1;
-#line 103 "kernels_segment.go"
-  int32_t hg_t6 = hg_shfl_up(xf, (long long)(1LL));
-  T hg_t7 = hg_shfl_up(xv, (long long)(1LL));
-  int32_t ef = hg_t6;
-  T ev = hg_t7;
-#line 104 "kernels_segment.go"
-  if (lane == 0LL) {
-    int32_t hg_t8 = 0;
-    T hg_t9 = (T)0LL;
-    ef = hg_t8;
-    ev = hg_t9;
-  }
-#line 107 "kernels_segment.go"
-  if (lane == hg_sub(ws, 1LL)) {
-    int32_t hg_t10 = xf;
-    T hg_t11 = xv;
-    hg_at<Checked>((*warpsF), w, hg_f, 108, 9) = hg_t10;
-    hg_at<Checked>((*warpsV), w, hg_f, 108, 9) = hg_t11;
-  }
-#line 110 "kernels_segment.go"
-  hg_sync_threads();
-  if (w == 0LL) {
-    int32_t sf = {};
-    T sv = {};
-    if (lane < nw) {
-      int32_t hg_t12 = hg_ld<Checked>((*warpsF), lane, hg_f, 115, 9);
-      T hg_t13 = hg_ld<Checked>((*warpsV), lane, hg_f, 115, 9);
-      sf = hg_t12;
-      sv = hg_t13;
-    }
-#line 117 "kernels_segment.go"
-    auto hg_m14 = segScanWarp<Checked, T>(sf, sv, hg_f);
-    sf = hg_m14.r0;
-    sv = hg_m14.r1;
-#line 118 "kernels_segment.go"
-    if (lane < nw) {
-      int32_t hg_t15 = sf;
-      T hg_t16 = sv;
-      hg_at<Checked>((*warpsF), lane, hg_f, 119, 9) = hg_t15;
-      hg_at<Checked>((*warpsV), lane, hg_f, 119, 9) = hg_t16;
-    }
-  }
-#line 122 "kernels_segment.go"
-  hg_sync_threads();
-  if (w > 0LL) {
-    if (ef == 0) {
-      ev = hg_add(hg_ld<Checked>((*warpsV), hg_sub(w, 1LL), hg_f, 125, 9), ev);
-    }
-    ef |= hg_ld<Checked>((*warpsF), hg_sub(w, 1LL), hg_f, 127, 9);
-  }
-  return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 9), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 9)};
 }
 
 #line 142 "kernels_segment.go"
@@ -2282,18 +2634,18 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
         continue;
       }
       if (exclusive) {
-        hg_at<Checked>(out, i, hg_f, 165, 9) = carry;
+        hg_ref<Checked>(out, i, hg_f, 165, 9) = carry;
         carry = hg_add(carry, x);
       } else {
         carry = hg_add(carry, x);
-        hg_at<Checked>(out, i, hg_f, 169, 9) = carry;
+        hg_ref<Checked>(out, i, hg_f, 169, 9) = carry;
       }
     }
     if (mode == 1) {
       T hg_t5 = carry;
       uint8_t hg_t6 = (uint8_t)(cf);
-      hg_at<Checked>(sums, b, hg_f, 173, 9) = hg_t5;
-      hg_at<Checked>(sumHeads, b, hg_f, 173, 9) = hg_t6;
+      hg_ref<Checked>(sums, b, hg_f, 173, 9) = hg_t5;
+      hg_ref<Checked>(sumHeads, b, hg_f, 173, 9) = hg_t6;
     }
 #line 175 "kernels_segment.go"
     return;
@@ -2322,8 +2674,8 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
 #line 190 "kernels_segment.go"
       T hg_t11 = x;
       uint8_t hg_t12 = h;
-      hg_at<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t11;
-      hg_at<Checked>((*shf), hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t12;
+      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t11;
+      hg_ref<Checked>((*shf), hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t12;
     }
 #line 192 "kernels_segment.go"
     hg_sync_threads();
@@ -2358,11 +2710,11 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
           run = (T)0LL;
         }
         if (exclusive) {
-          hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 215, 9) = run;
+          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 215, 9) = run;
           run = hg_add(run, x);
         } else {
           run = hg_add(run, x);
-          hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 219, 9) = run;
+          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 219, 9) = run;
         }
       }
       hg_sync_threads();
@@ -2372,7 +2724,7 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
           long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 224 "kernels_segment.go"
           if (i < n) {
-            hg_at<Checked>(out, i, hg_f, 225, 9) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 9);
+            hg_ref<Checked>(out, i, hg_f, 225, 9) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 9);
           }
         }
       }
@@ -2389,8 +2741,8 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
   if ((mode == 1) && (tid == 0LL)) {
     T hg_t19 = carry;
     uint8_t hg_t20 = (uint8_t)(cf);
-    hg_at<Checked>(sums, b, hg_f, 238, 9) = hg_t19;
-    hg_at<Checked>(sumHeads, b, hg_f, 238, 9) = hg_t20;
+    hg_ref<Checked>(sums, b, hg_f, 238, 9) = hg_t19;
+    hg_ref<Checked>(sumHeads, b, hg_f, 238, 9) = hg_t20;
   }
 }
 
@@ -2519,6 +2871,92 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec2(
   return hg_tuple2<T, int64_t>{v, vi};
 }
 
+#line 115 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbLoadVec2(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
+  long long n = in.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 118 "kernels_lookback.go"
+  if (vec && (hg_add(lo, tile) <= n)) {
+    long long base = lo / 2LL;
+    for (long long c = tid; c < (tile / 2LL); c = hg_add(c, bd)) {
+      hg_stv<Checked, 2>(sh, c, hg_ldv<Checked, 2>(in, hg_add(base, c), hg_f, 121, 6), hg_f, 121, 6);
+    }
+  } else {
+    {
+      long long hg_i6 = tid;
+      long long hg_b4 = tile;
+      long long hg_st5 = bd;
+      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 125 "kernels_lookback.go"
+          T x = {};
+          if (hg_add(lo, j) < n) {
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 127, 6);
+          }
+          hg_ref<Checked>(sh, j, hg_f, 129, 6) = x;
+        }
+      } else {
+        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
+#line 125 "kernels_lookback.go"
+          T x = {};
+          if (hg_add(lo, j) < n) {
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 127, 6);
+          }
+          hg_ref<Checked>(sh, j, hg_f, 129, 6) = x;
+        }
+      }
+    }
+  }
+#line 132 "kernels_lookback.go"
+  hg_sync_threads();
+}
+
+#line 136 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbStoreVec2(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
+  long long n = out.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 139 "kernels_lookback.go"
+  if (vec && (hg_add(lo, tile) <= n)) {
+    long long base = lo / 2LL;
+    for (long long c = tid; c < (tile / 2LL); c = hg_add(c, bd)) {
+      hg_stv<Checked, 2>(out, hg_add(base, c), hg_ldv<Checked, 2>(sh, c, hg_f, 142, 6), hg_f, 142, 6);
+    }
+  } else {
+    {
+      long long hg_i6 = tid;
+      long long hg_b4 = tile;
+      long long hg_st5 = bd;
+      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 146 "kernels_lookback.go"
+          if (hg_add(lo, j) < n) {
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 147, 6) = hg_ld<Checked>(sh, j, hg_f, 147, 6);
+          }
+        }
+      } else {
+        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
+#line 146 "kernels_lookback.go"
+          if (hg_add(lo, j) < n) {
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 147, 6) = hg_ld<Checked>(sh, j, hg_f, 147, 6);
+          }
+        }
+      }
+    }
+  }
+}
+
 #line 426 "kernels_reduce.go"
 template <bool Checked, class T> HG_DEV void unaryVec2(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f) {
   long long n = out.n;
@@ -2552,7 +2990,7 @@ template <bool Checked, class T> HG_DEV void unaryVec2(hg_slice<const T> in, hg_
     long long g = hg_global_x();
 #line 441 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(2LL, nv))) {
-      hg_at<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8), op, a, hg_f);
+      hg_ref<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8), op, a, hg_f);
     }
   }
 }
@@ -2603,7 +3041,7 @@ template <bool Checked, class T> HG_DEV void binaryVec2(hg_slice<const T> x, hg_
     long long g = hg_global_x();
 #line 507 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(2LL, nv))) {
-      hg_at<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), hg_ld<Checked>(y, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), op, hg_f);
+      hg_ref<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), hg_ld<Checked>(y, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), op, hg_f);
     }
   }
 }
@@ -2618,10 +3056,7 @@ template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples
         uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(samples, i, hg_f, 68, 5)), lowerI));
 #line 68 "kernels_hist.go"
         if (d < w) {
-          {
-            auto hg_r2 = hg_at<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 69, 5), hg_f, 69, 5);
-            hg_r2 = hg_r2.get() + 1U;
-          }
+          hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 69, 5), hg_f, 69, 5) += 1U;
         }
       }
     }
@@ -2634,15 +3069,13 @@ template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples
   long long stride = hg_mul(hg_mul(8LL, bd), (long long)hg_gdim_x());
   for (; hg_add(i, hg_mul(7LL, bd)) < n; i = hg_add(i, stride)) {
     hg_array<T, 8> x = hg_array<T, 8>{{hg_ld<Checked>(samples, i, hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, bd), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(2LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(3LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(4LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(5LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(6LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(7LL, bd)), hg_f, 79, 5)}};
-    #pragma unroll
     for (long long k = 0LL; k < 8LL; k = hg_add(k, 1LL)) {
-#line 81 "kernels_hist.go"
       {
 #line 81 "kernels_hist.go"
         uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(x, k, hg_f, 81, 5)), lowerI));
 #line 81 "kernels_hist.go"
         if (d < w) {
-          hg_atomic_add(hg_ptr(hg_at<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 82, 5), hg_f, 82, 5)), 1U);
+          hg_atomic_add(&hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 82, 5), hg_f, 82, 5), 1U);
         }
       }
     }
@@ -2654,7 +3087,7 @@ template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples
       uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(samples, i, hg_f, 87, 5)), lowerI));
 #line 87 "kernels_hist.go"
       if (d < w) {
-        hg_atomic_add(hg_ptr(hg_at<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 88, 5), hg_f, 88, 5)), 1U);
+        hg_atomic_add(&hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 88, 5), hg_f, 88, 5), 1U);
       }
     }
   }
@@ -2678,12 +3111,12 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
 #line 18 "kernels_hist.go"
-        hg_at<Checked>(local, i, hg_f, 18, 5) = 0U;
+        hg_ref<Checked>(local, i, hg_f, 18, 5) = 0U;
       }
     } else {
       for (long long i = hg_i5; i < hg_b3; i = hg_add(i, hg_st4)) {
 #line 18 "kernels_hist.go"
-        hg_at<Checked>(local, i, hg_f, 18, 5) = 0U;
+        hg_ref<Checked>(local, i, hg_f, 18, 5) = 0U;
       }
     }
   }
@@ -2741,13 +3174,9 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
             continue;
           }
           if (bd == 1LL) {
-            {
-              auto hg_r19 = hg_at<Checked>(local, b, hg_f, 46, 5);
-              hg_r19 = hg_r19.get() + 1U;
-            }
+            hg_ref<Checked>(local, b, hg_f, 46, 5) += 1U;
           } else {
-#line 48 "kernels_hist.go"
-            hg_atomic_add(hg_ptr(hg_at<Checked>(local, b, hg_f, 48, 5)), 1U);
+            hg_atomic_add(&hg_ref<Checked>(local, b, hg_f, 48, 5), 1U);
           }
         }
       } else {
@@ -2779,13 +3208,9 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
             continue;
           }
           if (bd == 1LL) {
-            {
-              auto hg_r21 = hg_at<Checked>(local, b, hg_f, 46, 5);
-              hg_r21 = hg_r21.get() + 1U;
-            }
+            hg_ref<Checked>(local, b, hg_f, 46, 5) += 1U;
           } else {
-#line 48 "kernels_hist.go"
-            hg_atomic_add(hg_ptr(hg_at<Checked>(local, b, hg_f, 48, 5)), 1U);
+            hg_atomic_add(&hg_ref<Checked>(local, b, hg_f, 48, 5), 1U);
           }
         }
       }
@@ -2794,33 +3219,33 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
 #line 52 "kernels_hist.go"
   hg_sync_threads();
   {
-    long long hg_i24 = tid;
-    long long hg_b22 = nb;
-    long long hg_st23 = bd;
-    if (hg_st23 > 0LL && hg_b22 <= 0x7fffffffffffffffLL - hg_st23 + 1LL) {
-      unsigned long long hg_n25 = hg_i24 < hg_b22 ? ((unsigned long long)hg_b22 - (unsigned long long)hg_i24 - 1ULL) / (unsigned long long)hg_st23 + 1ULL : 0ULL;
+    long long hg_i22 = tid;
+    long long hg_b20 = nb;
+    long long hg_st21 = bd;
+    if (hg_st21 > 0LL && hg_b20 <= 0x7fffffffffffffffLL - hg_st21 + 1LL) {
+      unsigned long long hg_n23 = hg_i22 < hg_b20 ? ((unsigned long long)hg_b20 - (unsigned long long)hg_i22 - 1ULL) / (unsigned long long)hg_st21 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
-        long long i = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
+      for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
+        long long i = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
 #line 54 "kernels_hist.go"
         {
 #line 54 "kernels_hist.go"
           uint32_t c = hg_ld<Checked>(local, i, hg_f, 54, 5);
 #line 54 "kernels_hist.go"
           if (c != 0U) {
-            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 55, 5)), c);
+            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 55, 5), c);
           }
         }
       }
     } else {
-      for (long long i = hg_i24; i < hg_b22; i = hg_add(i, hg_st23)) {
+      for (long long i = hg_i22; i < hg_b20; i = hg_add(i, hg_st21)) {
 #line 54 "kernels_hist.go"
         {
 #line 54 "kernels_hist.go"
           uint32_t c = hg_ld<Checked>(local, i, hg_f, 54, 5);
 #line 54 "kernels_hist.go"
           if (c != 0U) {
-            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 55, 5)), c);
+            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 55, 5), c);
           }
         }
       }
@@ -2893,12 +3318,12 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
       for (unsigned long long hg_k9 = 0; hg_k9 < hg_n8; hg_k9++) {
         long long d = (long long)((unsigned long long)hg_i7 + hg_k9 * (unsigned long long)hg_st6);
 #line 312 "kernels.go"
-        hg_at<Checked>((*bins), d, hg_f, 312, 3) = 0U;
+        hg_ref<Checked>((*bins), d, hg_f, 312, 3) = 0U;
       }
     } else {
       for (long long d = hg_i7; d < hg_b5; d = hg_add(d, hg_st6)) {
 #line 312 "kernels.go"
-        hg_at<Checked>((*bins), d, hg_f, 312, 3) = 0U;
+        hg_ref<Checked>((*bins), d, hg_f, 312, 3) = 0U;
       }
     }
   }
@@ -2908,29 +3333,25 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
   long long hi = hg_min(hg_add(lo, tile), keys.n);
   if (bd == 1LL) {
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      {
-        auto hg_r13 = hg_at<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 319, 3), kind, width, desc, hg_f), shift, hg_f, 319, 3) & mask, hg_f, 319, 3);
-        hg_r13 = hg_r13.get() + 1U;
-      }
+      hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 319, 3), kind, width, desc, hg_f), shift, hg_f, 319, 3) & mask, hg_f, 319, 3) += 1U;
     }
   } else {
-#line 322 "kernels.go"
     {
-      long long hg_i16 = hg_add(lo, tid);
-      long long hg_b14 = hi;
-      long long hg_st15 = bd;
-      if (hg_st15 > 0LL && hg_b14 <= 0x7fffffffffffffffLL - hg_st15 + 1LL) {
-        unsigned long long hg_n17 = hg_i16 < hg_b14 ? ((unsigned long long)hg_b14 - (unsigned long long)hg_i16 - 1ULL) / (unsigned long long)hg_st15 + 1ULL : 0ULL;
+      long long hg_i15 = hg_add(lo, tid);
+      long long hg_b13 = hi;
+      long long hg_st14 = bd;
+      if (hg_st14 > 0LL && hg_b13 <= 0x7fffffffffffffffLL - hg_st14 + 1LL) {
+        unsigned long long hg_n16 = hg_i15 < hg_b13 ? ((unsigned long long)hg_b13 - (unsigned long long)hg_i15 - 1ULL) / (unsigned long long)hg_st14 + 1ULL : 0ULL;
         #pragma unroll 4
-        for (unsigned long long hg_k18 = 0; hg_k18 < hg_n17; hg_k18++) {
-          long long i = (long long)((unsigned long long)hg_i16 + hg_k18 * (unsigned long long)hg_st15);
+        for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
+          long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
 #line 323 "kernels.go"
-          hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3)), 1U);
+          hg_atomic_add(&hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3), 1U);
         }
       } else {
-        for (long long i = hg_i16; i < hg_b14; i = hg_add(i, hg_st15)) {
+        for (long long i = hg_i15; i < hg_b13; i = hg_add(i, hg_st14)) {
 #line 323 "kernels.go"
-          hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3)), 1U);
+          hg_atomic_add(&hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3), 1U);
         }
       }
     }
@@ -2938,21 +3359,21 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
 #line 326 "kernels.go"
   hg_sync_threads();
   {
-    long long hg_i23 = tid;
-    long long hg_b21 = nd;
-    long long hg_st22 = bd;
-    if (hg_st22 > 0LL && hg_b21 <= 0x7fffffffffffffffLL - hg_st22 + 1LL) {
-      unsigned long long hg_n24 = hg_i23 < hg_b21 ? ((unsigned long long)hg_b21 - (unsigned long long)hg_i23 - 1ULL) / (unsigned long long)hg_st22 + 1ULL : 0ULL;
+    long long hg_i22 = tid;
+    long long hg_b20 = nd;
+    long long hg_st21 = bd;
+    if (hg_st21 > 0LL && hg_b20 <= 0x7fffffffffffffffLL - hg_st21 + 1LL) {
+      unsigned long long hg_n23 = hg_i22 < hg_b20 ? ((unsigned long long)hg_b20 - (unsigned long long)hg_i22 - 1ULL) / (unsigned long long)hg_st21 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k25 = 0; hg_k25 < hg_n24; hg_k25++) {
-        long long d = (long long)((unsigned long long)hg_i23 + hg_k25 * (unsigned long long)hg_st22);
+      for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
+        long long d = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
 #line 328 "kernels.go"
-        hg_at<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
+        hg_ref<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
       }
     } else {
-      for (long long d = hg_i23; d < hg_b21; d = hg_add(d, hg_st22)) {
+      for (long long d = hg_i22; d < hg_b20; d = hg_add(d, hg_st21)) {
 #line 328 "kernels.go"
-        hg_at<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
+        hg_ref<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
       }
     }
   }
@@ -2977,16 +3398,16 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
   long long hi = hg_min(hg_add(lo, tile), keysIn.n);
   if (bd == 1LL) {
     for (long long d = 0LL; d < nd; d = hg_add(d, 1LL)) {
-      hg_at<Checked>((*run), d, hg_f, 348, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 348, 3);
+      hg_ref<Checked>((*run), d, hg_f, 348, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 348, 3);
     }
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
       K k = hg_ld<Checked>(keysIn, i, hg_f, 351, 3);
       uint64_t d = hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 352, 3) & mask;
       uint32_t p = hg_ld<Checked>((*run), d, hg_f, 353, 3);
-      hg_at<Checked>((*run), d, hg_f, 354, 3) = p + 1U;
-      hg_at<Checked>(keysOut, p, hg_f, 355, 3) = k;
+      hg_ref<Checked>((*run), d, hg_f, 354, 3) = p + 1U;
+      hg_ref<Checked>(keysOut, p, hg_f, 355, 3) = k;
       if (pairs) {
-        hg_at<Checked>(valsOut, p, hg_f, 357, 3) = hg_ld<Checked>(valsIn, i, hg_f, 357, 3);
+        hg_ref<Checked>(valsOut, p, hg_f, 357, 3) = hg_ld<Checked>(valsIn, i, hg_f, 357, 3);
       }
     }
     return;
@@ -3011,17 +3432,17 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
       for (unsigned long long hg_k15 = 0; hg_k15 < hg_n14; hg_k15++) {
         long long d = (long long)((unsigned long long)hg_i13 + hg_k15 * (unsigned long long)hg_st12);
 #line 365 "kernels.go"
-        hg_at<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
+        hg_ref<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
         for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-          hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
+          hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
         }
       }
     } else {
       for (long long d = hg_i13; d < hg_b11; d = hg_add(d, hg_st12)) {
 #line 365 "kernels.go"
-        hg_at<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
+        hg_ref<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
         for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-          hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
+          hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
         }
       }
     }
@@ -3050,7 +3471,7 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
     }
     long long rank = popc<Checked>(peers & lt, hg_f);
     if (valid && (rank == 0LL)) {
-      hg_at<Checked>((*cnt), hg_add(hg_mul(w, 256LL), d), hg_f, 393, 3) = (uint32_t)(popc<Checked>(peers, hg_f));
+      hg_ref<Checked>((*cnt), hg_add(hg_mul(w, 256LL), d), hg_f, 393, 3) = (uint32_t)(popc<Checked>(peers, hg_f));
     }
     hg_sync_threads();
     {
@@ -3066,11 +3487,11 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
           uint32_t r = hg_ld<Checked>((*run), dd, hg_f, 397, 3);
           for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
             uint32_t c = hg_ld<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 399, 3);
-            hg_at<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
+            hg_ref<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
             r += c;
-            hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
+            hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
           }
-          hg_at<Checked>((*run), dd, hg_f, 404, 3) = r;
+          hg_ref<Checked>((*run), dd, hg_f, 404, 3) = r;
         }
       } else {
         for (long long dd = hg_i24; dd < hg_b22; dd = hg_add(dd, hg_st23)) {
@@ -3078,11 +3499,11 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
           uint32_t r = hg_ld<Checked>((*run), dd, hg_f, 397, 3);
           for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
             uint32_t c = hg_ld<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 399, 3);
-            hg_at<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
+            hg_ref<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
             r += c;
-            hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
+            hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
           }
-          hg_at<Checked>((*run), dd, hg_f, 404, 3) = r;
+          hg_ref<Checked>((*run), dd, hg_f, 404, 3) = r;
         }
       }
     }
@@ -3090,9 +3511,9 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
     hg_sync_threads();
     if (valid) {
       uint32_t p = hg_ld<Checked>((*off), hg_add(hg_mul(w, 256LL), d), hg_f, 408, 3) + (uint32_t)(rank);
-      hg_at<Checked>(keysOut, p, hg_f, 409, 3) = k;
+      hg_ref<Checked>(keysOut, p, hg_f, 409, 3) = k;
       if (pairs) {
-        hg_at<Checked>(valsOut, p, hg_f, 411, 3) = hg_ld<Checked>(valsIn, i, hg_f, 411, 3);
+        hg_ref<Checked>(valsOut, p, hg_f, 411, 3) = hg_ld<Checked>(valsIn, i, hg_f, 411, 3);
       }
     }
   }
@@ -3127,7 +3548,7 @@ template <bool Checked, class K> HG_DEV void keyHeads(hg_slice<const K> keys, hg
         if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 9) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 9))) {
           f = (uint8_t)1;
         }
-        hg_at<Checked>(flags, i, hg_f, 76, 9) = f;
+        hg_ref<Checked>(flags, i, hg_f, 76, 9) = f;
       }
     } else {
       for (long long i = hg_i6; i < hg_b4; i = hg_add(i, hg_st5)) {
@@ -3136,7 +3557,7 @@ template <bool Checked, class K> HG_DEV void keyHeads(hg_slice<const K> keys, hg
         if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 9) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 9))) {
           f = (uint8_t)1;
         }
-        hg_at<Checked>(flags, i, hg_f, 76, 9) = f;
+        hg_ref<Checked>(flags, i, hg_f, 76, 9) = f;
       }
     }
   }
@@ -3212,15 +3633,15 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
             K k = hg_ld<Checked>(in, x, hg_f, 94, 7);
             long long y = x;
             while ((y > r) && mergeLess<Checked, K>(k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 96, 7), ord, kind, width, hg_f)) {
-              hg_at<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
+              hg_ref<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
               if (pairs) {
-                hg_at<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
+                hg_ref<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
               }
               y = hg_sub(y, 1LL);
             }
-            hg_at<Checked>(out, y, hg_f, 103, 7) = k;
+            hg_ref<Checked>(out, y, hg_f, 103, 7) = k;
             if (pairs) {
-              hg_at<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
+              hg_ref<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
             }
           }
         }
@@ -3232,15 +3653,15 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
             K k = hg_ld<Checked>(in, x, hg_f, 94, 7);
             long long y = x;
             while ((y > r) && mergeLess<Checked, K>(k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 96, 7), ord, kind, width, hg_f)) {
-              hg_at<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
+              hg_ref<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
               if (pairs) {
-                hg_at<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
+                hg_ref<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
               }
               y = hg_sub(y, 1LL);
             }
-            hg_at<Checked>(out, y, hg_f, 103, 7) = k;
+            hg_ref<Checked>(out, y, hg_f, 103, 7) = k;
             if (pairs) {
-              hg_at<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
+              hg_ref<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
             }
           }
         }
@@ -3259,14 +3680,14 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
       for (unsigned long long hg_k19 = 0; hg_k19 < hg_n18; hg_k19++) {
         long long x = (long long)((unsigned long long)hg_i17 + hg_k19 * (unsigned long long)hg_st16);
 #line 112 "kernels_merge.go"
-        hg_at<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
-        hg_at<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
+        hg_ref<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
+        hg_ref<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
       }
     } else {
       for (long long x = hg_i17; x < hg_b15; x = hg_add(x, hg_st16)) {
 #line 112 "kernels_merge.go"
-        hg_at<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
-        hg_at<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
+        hg_ref<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
+        hg_ref<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
       }
     }
   }
@@ -3298,8 +3719,8 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
           } else {
             p = hg_add(hg_sub(x, ae), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 127, 7)), k, true, ord, kind, width, hg_f));
           }
-          hg_at<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
-          hg_at<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
+          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
+          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
         }
       } else {
         for (long long x = hg_i25; x < hg_b23; x = hg_add(x, hg_st24)) {
@@ -3317,8 +3738,8 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
           } else {
             p = hg_add(hg_sub(x, ae), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 127, 7)), k, true, ord, kind, width, hg_f));
           }
-          hg_at<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
-          hg_at<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
+          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
+          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
         }
       }
     }
@@ -3336,17 +3757,17 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
       for (unsigned long long hg_k38 = 0; hg_k38 < hg_n37; hg_k38++) {
         long long x = (long long)((unsigned long long)hg_i36 + hg_k38 * (unsigned long long)hg_st35);
 #line 136 "kernels_merge.go"
-        hg_at<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
+        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
         if (pairs) {
-          hg_at<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
+          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
         }
       }
     } else {
       for (long long x = hg_i36; x < hg_b34; x = hg_add(x, hg_st35)) {
 #line 136 "kernels_merge.go"
-        hg_at<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
+        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
         if (pairs) {
-          hg_at<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
+          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
         }
       }
     }
@@ -3388,9 +3809,9 @@ template <bool Checked, class K> HG_DEV void mergeRange(hg_slice<const K> src, h
     } else {
       j = hg_add(j, 1LL);
     }
-    hg_at<Checked>(dst, hg_add(as, d), hg_f, 158, 7) = hg_ld<Checked>(src, from, hg_f, 158, 7);
+    hg_ref<Checked>(dst, hg_add(as, d), hg_f, 158, 7) = hg_ld<Checked>(src, from, hg_f, 158, 7);
     if (pairs) {
-      hg_at<Checked>(dstI, hg_add(as, d), hg_f, 160, 7) = hg_ld<Checked>(srcI, from, hg_f, 160, 7);
+      hg_ref<Checked>(dstI, hg_add(as, d), hg_f, 160, 7) = hg_ld<Checked>(srcI, from, hg_f, 160, 7);
     }
   }
 }
@@ -3428,8 +3849,8 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
   long long be = hg_t7;
 #line 192 "kernels_merge.go"
   if (tid == 0LL) {
-    hg_at<Checked>((*part), 0LL, hg_f, 193, 7) = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 193, 7), hg_sub<Checked>(src, bs, be, hg_f, 193, 7), hg_sub(o0, ps), ord, kind, width, hg_f);
-    hg_at<Checked>((*part), 1LL, hg_f, 194, 7) = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 194, 7), hg_sub<Checked>(src, bs, be, hg_f, 194, 7), hg_sub(o1, ps), ord, kind, width, hg_f);
+    (*part)[0LL] = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 193, 7), hg_sub<Checked>(src, bs, be, hg_f, 193, 7), hg_sub(o0, ps), ord, kind, width, hg_f);
+    (*part)[1LL] = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 194, 7), hg_sub<Checked>(src, bs, be, hg_f, 194, 7), hg_sub(o1, ps), ord, kind, width, hg_f);
   }
   hg_sync_threads();
   long long hg_t8 = (*part)[0LL];
@@ -3458,9 +3879,9 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
         if (x < la) {
           g = hg_add(hg_add(as, i0), x);
         }
-        hg_at<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
+        hg_ref<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
         if (pairs) {
-          hg_at<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
+          hg_ref<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
         }
       }
     } else {
@@ -3470,9 +3891,9 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
         if (x < la) {
           g = hg_add(hg_add(as, i0), x);
         }
-        hg_at<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
+        hg_ref<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
         if (pairs) {
-          hg_at<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
+          hg_ref<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
         }
       }
     }
@@ -3495,9 +3916,9 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
         } else {
           j = hg_add(j, 1LL);
         }
-        hg_at<Checked>(sk, hg_add(tile, k), hg_f, 224, 7) = hg_ld<Checked>(sk, from, hg_f, 224, 7);
+        hg_ref<Checked>(sk, hg_add(tile, k), hg_f, 224, 7) = hg_ld<Checked>(sk, from, hg_f, 224, 7);
         if (pairs) {
-          hg_at<Checked>((*si), hg_add(tile, k), hg_f, 226, 7) = hg_ld<Checked>((*si), from, hg_f, 226, 7);
+          hg_ref<Checked>((*si), hg_add(tile, k), hg_f, 226, 7) = hg_ld<Checked>((*si), from, hg_f, 226, 7);
         }
       }
     }
@@ -3514,17 +3935,17 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
       for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
         long long x = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
 #line 232 "kernels_merge.go"
-        hg_at<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
+        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
         if (pairs) {
-          hg_at<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
+          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
         }
       }
     } else {
       for (long long x = hg_i22; x < hg_b20; x = hg_add(x, hg_st21)) {
 #line 232 "kernels_merge.go"
-        hg_at<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
+        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
         if (pairs) {
-          hg_at<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
+          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
         }
       }
     }
@@ -3537,7 +3958,7 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
   if (span > 0LL) {
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     for (long long i = lo; i < hg_min(hg_add(lo, span), n); i = hg_add(i, 1LL)) {
-      hg_at<Checked>(out, i, hg_f, 247, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 247, 7), hg_f, 247, 7);
+      hg_ref<Checked>(out, i, hg_f, 247, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 247, 7), hg_f, 247, 7);
     }
     return;
   }
@@ -3551,12 +3972,12 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
 #line 252 "kernels_merge.go"
-        hg_at<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
+        hg_ref<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
 #line 252 "kernels_merge.go"
-        hg_at<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
+        hg_ref<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
       }
     }
   }
@@ -3580,12 +4001,12 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
 #line 40 "kernels_sort.go"
-        hg_at<Checked>((*bins), i, hg_f, 40, 11) = 0U;
+        hg_ref<Checked>((*bins), i, hg_f, 40, 11) = 0U;
       }
     } else {
       for (long long i = hg_i5; i < hg_b3; i = hg_add(i, hg_st4)) {
 #line 40 "kernels_sort.go"
-        hg_at<Checked>((*bins), i, hg_f, 40, 11) = 0U;
+        hg_ref<Checked>((*bins), i, hg_f, 40, 11) = 0U;
       }
     }
   }
@@ -3620,13 +4041,9 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
           long long bits = hg_min(8LL, hg_sub(end, shift));
           long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 11) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 11) - 1ULL)));
           if (bd == 1LL) {
-            {
-              auto hg_r20 = hg_at<Checked>((*bins), d, hg_f, 57, 11);
-              hg_r20 = hg_r20.get() + 1U;
-            }
+            hg_ref<Checked>((*bins), d, hg_f, 57, 11) += 1U;
           } else {
-#line 59 "kernels_sort.go"
-            hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), d, hg_f, 59, 11)), 1U);
+            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 11), 1U);
           }
         }
       }
@@ -3639,13 +4056,9 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
           long long bits = hg_min(8LL, hg_sub(end, shift));
           long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 11) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 11) - 1ULL)));
           if (bd == 1LL) {
-            {
-              auto hg_r23 = hg_at<Checked>((*bins), d, hg_f, 57, 11);
-              hg_r23 = hg_r23.get() + 1U;
-            }
+            hg_ref<Checked>((*bins), d, hg_f, 57, 11) += 1U;
           } else {
-#line 59 "kernels_sort.go"
-            hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), d, hg_f, 59, 11)), 1U);
+            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 11), 1U);
           }
         }
       }
@@ -3654,33 +4067,33 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
 #line 63 "kernels_sort.go"
   hg_sync_threads();
   {
-    long long hg_i26 = tid;
-    long long hg_b24 = hg_mul(passes, 256LL);
-    long long hg_st25 = bd;
-    if (hg_st25 > 0LL && hg_b24 <= 0x7fffffffffffffffLL - hg_st25 + 1LL) {
-      unsigned long long hg_n27 = hg_i26 < hg_b24 ? ((unsigned long long)hg_b24 - (unsigned long long)hg_i26 - 1ULL) / (unsigned long long)hg_st25 + 1ULL : 0ULL;
+    long long hg_i24 = tid;
+    long long hg_b22 = hg_mul(passes, 256LL);
+    long long hg_st23 = bd;
+    if (hg_st23 > 0LL && hg_b22 <= 0x7fffffffffffffffLL - hg_st23 + 1LL) {
+      unsigned long long hg_n25 = hg_i24 < hg_b22 ? ((unsigned long long)hg_b22 - (unsigned long long)hg_i24 - 1ULL) / (unsigned long long)hg_st23 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k28 = 0; hg_k28 < hg_n27; hg_k28++) {
-        long long i = (long long)((unsigned long long)hg_i26 + hg_k28 * (unsigned long long)hg_st25);
+      for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
+        long long i = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
 #line 65 "kernels_sort.go"
         {
 #line 65 "kernels_sort.go"
           uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 11);
 #line 65 "kernels_sort.go"
           if (c != 0U) {
-            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 66, 11)), c);
+            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 11), c);
           }
         }
       }
     } else {
-      for (long long i = hg_i26; i < hg_b24; i = hg_add(i, hg_st25)) {
+      for (long long i = hg_i24; i < hg_b22; i = hg_add(i, hg_st23)) {
 #line 65 "kernels_sort.go"
         {
 #line 65 "kernels_sort.go"
           uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 11);
 #line 65 "kernels_sort.go"
           if (c != 0U) {
-            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 66, 11)), c);
+            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 11), c);
           }
         }
       }
@@ -3711,11 +4124,11 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   long long n = keysIn.n;
   uint64_t mask = hg_shl<Checked>(1ULL, bits, hg_f, 91, 11) - 1ULL;
   long long half = states.n / 2LL;
-  long long b = hg_ordered_block_id(hg_ptr(hg_at<Checked>(meta, hg_add(2048LL, p), hg_f, 93, 11)));
+  long long b = hg_ordered_block_id(&hg_ref<Checked>(meta, hg_add(2048LL, p), hg_f, 93, 11));
   long long cur = hg_add(hg_mul(p % 2LL, half), hg_mul(b, 256LL));
-  hg_at<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 95, 11) = 0U;
+  hg_ref<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 95, 11) = 0U;
   for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-    hg_at<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 97, 11) = 0U;
+    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 97, 11) = 0U;
   }
   hg_sync_threads();
 #line 103 "kernels_sort.go"
@@ -3724,23 +4137,19 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   hg_array<K, 16> ks = {};
   hg_array<uint32_t, 16> ds = {};
   hg_array<uint32_t, 16> rk = {};
-  #pragma unroll
   for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
-#line 109 "kernels_sort.go"
     {
 #line 109 "kernels_sort.go"
       long long i = hg_add(first, hg_mul(j, ws));
 #line 109 "kernels_sort.go"
       if ((j < items) && (i < n)) {
-        hg_at<Checked>(ks, j, hg_f, 110, 11) = hg_ld<Checked>(keysIn, i, hg_f, 110, 11);
+        hg_ref<Checked>(ks, j, hg_f, 110, 11) = hg_ld<Checked>(keysIn, i, hg_f, 110, 11);
       }
     }
   }
 #line 113 "kernels_sort.go"
   uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 113, 11) - 1ULL;
-  #pragma unroll
   for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
-#line 115 "kernels_sort.go"
     if (j < items) {
       bool valid = hg_add(first, hg_mul(j, ws)) < n;
       long long d = 0LL;
@@ -3761,14 +4170,14 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       uint32_t pre = {};
       if (valid && (rank == 0U)) {
         pre = hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 134, 11);
-        hg_at<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 135, 11) = pre + (uint32_t)(popc<Checked>(peers, hg_f));
+        hg_ref<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 135, 11) = pre + (uint32_t)(popc<Checked>(peers, hg_f));
       }
       hg_sync_warp();
       pre = hg_shfl(pre, (long long)(ctz<Checked>(peers, hg_f) & hg_sub(ws, 1LL)));
       uint32_t hg_t9 = (uint32_t)(d);
       uint32_t hg_t10 = pre + rank;
-      hg_at<Checked>(ds, j, hg_f, 139, 11) = hg_t9;
-      hg_at<Checked>(rk, j, hg_f, 139, 11) = hg_t10;
+      hg_ref<Checked>(ds, j, hg_f, 139, 11) = hg_t9;
+      hg_ref<Checked>(rk, j, hg_f, 139, 11) = hg_t10;
     }
   }
 #line 142 "kernels_sort.go"
@@ -3777,7 +4186,7 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   uint32_t tot = {};
   for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
     uint32_t c = hg_ld<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 149, 11);
-    hg_at<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 150, 11) = tot;
+    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 150, 11) = tot;
     tot += c;
   }
   auto hg_m12 = blockScan<Checked, uint32_t>(tot, warps, hg_f);
@@ -3789,13 +4198,13 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
 #line 156 "kernels_sort.go"
   uint32_t excl = {};
   if (b == 0LL) {
-    hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, hg_add(cur, tid), hg_f, 158, 11)), 2147483648U | tot);
+    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 158, 11), 2147483648U | tot);
   } else {
-    hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, hg_add(cur, tid), hg_f, 160, 11)), 1073741824U | tot);
+    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 160, 11), 1073741824U | tot);
     long long j = hg_add(hg_sub(cur, 256LL), tid);
     bool done = false;
     while (!done) {
-      uint32_t s = hg_atomic_load<1, 1>(hg_ptr(hg_at<Checked>(states, j, hg_f, 164, 11)));
+      uint32_t s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 164, 11));
       if ((s & 2147483648U) != 0U) {
         excl += s & 1073741823U;
         done = true;
@@ -3804,21 +4213,19 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
         j = hg_sub(j, 256LL);
       }
     }
-    hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, hg_add(cur, tid), hg_f, 173, 11)), 2147483648U | (excl + tot));
+    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 173, 11), 2147483648U | (excl + tot));
   }
-  hg_at<Checked>((*start), tid, hg_f, 175, 11) = st;
+  hg_ref<Checked>((*start), tid, hg_f, 175, 11) = st;
 #line 179 "kernels_sort.go"
-  hg_at<Checked>((*base), tid, hg_f, 179, 11) = (gex + excl) - st;
+  hg_ref<Checked>((*base), tid, hg_f, 179, 11) = (gex + excl) - st;
   hg_sync_threads();
 #line 182 "kernels_sort.go"
-  #pragma unroll
   for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
-#line 183 "kernels_sort.go"
     if ((j < items) && (hg_add(first, hg_mul(j, ws)) < n)) {
       long long d = (long long)(hg_ld<Checked>(ds, j, hg_f, 184, 11));
       uint32_t q = (hg_ld<Checked>((*start), d, hg_f, 185, 11) + hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 185, 11)) + hg_ld<Checked>(rk, j, hg_f, 185, 11);
-      hg_at<Checked>(sk, q, hg_f, 186, 11) = hg_ld<Checked>(ks, j, hg_f, 186, 11);
-      hg_at<Checked>(rk, j, hg_f, 187, 11) = q;
+      hg_ref<Checked>(sk, q, hg_f, 186, 11) = hg_ld<Checked>(ks, j, hg_f, 186, 11);
+      hg_ref<Checked>(rk, j, hg_f, 187, 11) = q;
     }
   }
   hg_sync_threads();
@@ -3835,14 +4242,14 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
 #line 193 "kernels_sort.go"
         K k = hg_ld<Checked>(sk, i, hg_f, 193, 11);
         long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 11) & mask);
-        hg_at<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
+        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
       }
     } else {
       for (long long i = hg_i18; i < hg_b16; i = hg_add(i, hg_st17)) {
 #line 193 "kernels_sort.go"
         K k = hg_ld<Checked>(sk, i, hg_f, 193, 11);
         long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 11) & mask);
-        hg_at<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
+        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
       }
     }
   }
@@ -3850,15 +4257,13 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   if (!pairs) {
     return;
   }
-  #pragma unroll
   for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
-#line 201 "kernels_sort.go"
     {
 #line 201 "kernels_sort.go"
       long long i = hg_add(first, hg_mul(j, ws));
 #line 201 "kernels_sort.go"
       if ((j < items) && (i < n)) {
-        hg_at<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 202, 11), hg_f, 202, 11) = hg_ld<Checked>(valsIn, i, hg_f, 202, 11);
+        hg_ref<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 202, 11), hg_f, 202, 11) = hg_ld<Checked>(valsIn, i, hg_f, 202, 11);
       }
     }
   }
@@ -3875,13 +4280,13 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
         long long i = (long long)((unsigned long long)hg_i26 + hg_k28 * (unsigned long long)hg_st25);
 #line 207 "kernels_sort.go"
         long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 11), kind, width, desc, hg_f), shift, hg_f, 207, 11) & mask);
-        hg_at<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
+        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
       }
     } else {
       for (long long i = hg_i26; i < hg_b24; i = hg_add(i, hg_st25)) {
 #line 207 "kernels_sort.go"
         long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 11), kind, width, desc, hg_f), shift, hg_f, 207, 11) & mask);
-        hg_at<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
+        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
       }
     }
   }
@@ -3918,7 +4323,7 @@ template <bool Checked> HG_DEV void runLengths(hg_slice<const int64_t> heads, hg
         if (hg_add(j, 1LL) < r) {
           end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 10);
         }
-        hg_at<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
+        hg_ref<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
       }
     } else {
       for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
@@ -3927,7 +4332,7 @@ template <bool Checked> HG_DEV void runLengths(hg_slice<const int64_t> heads, hg
         if (hg_add(j, 1LL) < r) {
           end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 10);
         }
-        hg_at<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
+        hg_ref<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
       }
     }
   }
@@ -3937,9 +4342,7 @@ extern "C" __global__ void run_lengths(const int64_t* heads_p, const int64_t* nu
   runLengths<false>(hg_bare(heads_p), hg_bare(num_p), hg_bare(counts_p), n, span, nullptr);
 }
 extern "C" __global__ void run_lengths_checked(const int64_t* heads_p, const int64_t* num_p, int64_t* counts_p, long long n, long long span, long long heads_n, long long num_n, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  runLengths<true>(hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), hg_make_slice(counts_p, counts_n), n, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  runLengths<true>(hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), hg_make_slice(counts_p, counts_n), n, span, hg_f);
 }
 
 #line 10 "kernels_types.go"
@@ -3958,9 +4361,7 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_i32(const int32_t* in_
   reduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
 #line 22 "kernels_types.go"
@@ -3986,9 +4387,7 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i32(const int32_t*
   argReduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i32_checked(const int32_t* in_p, long long in_n, const int64_t* inI_p, int32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  argReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  argReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
 #line 36 "kernels_types.go"
@@ -4003,9 +4402,7 @@ extern "C" __global__ void scan_up_i32(const int32_t* in_p, long long in_n, int3
   scanUpI32<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_i32_checked(const int32_t* in_p, long long in_n, int32_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanUpI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
-  hg_publish(hg_f, hg_own);
+  scanUpI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
 #line 44 "kernels_types.go"
@@ -4021,33 +4418,69 @@ extern "C" __global__ void scan_i32(const int32_t* in_p, long long in_n, int32_t
   scanI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, const int32_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  scanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
 #line 53 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanLBI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
 #line 55 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_bcast;
   hg_array<int32_t, 32>* bcast = &hg_shared_bcast;
 #line 56 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 57 "kernels_types.go"
   hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
-  scanLookBack<Checked, int32_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec4<Checked, int32_t>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, int32_t>(agg, incl, states, exclusive, b, tile, true, 1, sh, warps, bcast, hg_f);
+  lbStoreVec4<Checked, int32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbi32(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t* agg_p, int32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbi32(const int32_t* in_p, long long in_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbi32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t* agg_p, int32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+extern "C" __global__ void scan_lbi32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 63 "kernels_types.go"
+#line 68 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> heads, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 70 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 71 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsV;
+  hg_array<int32_t, 32>* warpsV = &hg_shared_warpsV;
+#line 72 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_bcast;
+  hg_array<int32_t, 32>* bcast = &hg_shared_bcast;
+#line 73 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 74 "kernels_types.go"
+  hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec4<Checked, int32_t>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, int32_t>(agg, incl, states, exclusive, b, tile, true, 1, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec4<Checked, int32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbi32(const int32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbi32_checked(const int32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  segScanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 86 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t op, int32_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, int32_t>(in, out, op, a, hg_f);
@@ -4060,12 +4493,10 @@ extern "C" __global__ void unary_i32(const int32_t* in_p, int32_t* out_p, long l
   unaryI32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_i32_checked(const int32_t* in_p, int32_t* out_p, long long out_n, int32_t op, int32_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  unaryI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  unaryI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 74 "kernels_types.go"
+#line 97 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryI32(hg_slice<const int32_t> x, hg_slice<const int32_t> y, hg_slice<int32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, int32_t>(x, y, out, op, hg_f);
@@ -4078,16 +4509,14 @@ extern "C" __global__ void binary_i32(const int32_t* x_p, const int32_t* y_p, in
   binaryI32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_i32_checked(const int32_t* x_p, const int32_t* y_p, int32_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  binaryI32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  binaryI32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 85 "kernels_types.go"
+#line 108 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceI32(hg_slice<const int32_t> in, hg_slice<const int64_t> offs, hg_slice<int32_t> out, int32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 87 "kernels_types.go"
+#line 110 "kernels_types.go"
   segReduce<Checked, int32_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4095,16 +4524,14 @@ extern "C" __global__ void seg_reduce_i32(const int32_t* in_p, long long in_n, c
   segReduceI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_i32_checked(const int32_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, int32_t* out_p, int32_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  segReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  segReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 93 "kernels_types.go"
+#line 116 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int32_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 95 "kernels_types.go"
+#line 118 "kernels_types.go"
   selectCount<Checked, int32_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4112,19 +4539,17 @@ extern "C" __global__ void select_count_i32(const int32_t* in_p, long long in_n,
   selectCountI32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, int32_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  selectCountI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  selectCountI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 101 "kernels_types.go"
+#line 124 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 103 "kernels_types.go"
+#line 126 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 104 "kernels_types.go"
+#line 127 "kernels_types.go"
   selectScatter<Checked, int32_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4132,23 +4557,21 @@ extern "C" __global__ void select_scatter_i32(const int32_t* in_p, long long in_
   selectScatterI32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int32_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, int32_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  selectScatterI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  selectScatterI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 110 "kernels_types.go"
+#line 133 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> heads, hg_slice<int32_t> out, hg_slice<int32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 113 "kernels_types.go"
+#line 136 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 114 "kernels_types.go"
+#line 137 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsV;
   hg_array<int32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 115 "kernels_types.go"
+#line 138 "kernels_types.go"
   segScanTiles<Checked, int32_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4156,16 +4579,14 @@ extern "C" __global__ void seg_scan_i32(const int32_t* in_p, long long in_n, con
   segScanI32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* heads_p, int32_t* out_p, int32_t* sums_p, uint8_t* sumHeads_p, const int32_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  segScanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  segScanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 121 "kernels_types.go"
+#line 144 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 123 "kernels_types.go"
+#line 146 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, uint32_t>(accumulateVec4<Checked, uint32_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4177,24 +4598,22 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u32(const uint32_t* in
   reduceU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  reduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  reduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 133 "kernels_types.go"
+#line 156 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> inI, hg_slice<uint32_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
   hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 135 "kernels_types.go"
+#line 158 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 136 "kernels_types.go"
+#line 159 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec4<Checked, uint32_t>(in, isMax, hg_f);
     uint32_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 138 "kernels_types.go"
+#line 161 "kernels_types.go"
     argReduceOut<Checked, uint32_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, uint32_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4205,16 +4624,14 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u32(const uint32_t
   argReduceU32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u32_checked(const uint32_t* in_p, long long in_n, const int64_t* inI_p, uint32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  argReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  argReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 147 "kernels_types.go"
+#line 170 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 149 "kernels_types.go"
+#line 172 "kernels_types.go"
   tileSum<Checked, uint32_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4222,16 +4639,14 @@ extern "C" __global__ void scan_up_u32(const uint32_t* in_p, long long in_n, uin
   scanUpU32<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanUpU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
-  hg_publish(hg_f, hg_own);
+  scanUpU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 155 "kernels_types.go"
+#line 178 "kernels_types.go"
 template <bool Checked> HG_DEV void scanU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<const uint32_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 157 "kernels_types.go"
+#line 180 "kernels_types.go"
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   scanTiles<Checked, uint32_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4240,33 +4655,69 @@ extern "C" __global__ void scan_u32(const uint32_t* in_p, long long in_n, uint32
   scanU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, const uint32_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  scanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 164 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 187 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 166 "kernels_types.go"
+#line 189 "kernels_types.go"
   __shared__ hg_array<uint32_t, 32> hg_shared_bcast;
   hg_array<uint32_t, 32>* bcast = &hg_shared_bcast;
-#line 167 "kernels_types.go"
+#line 190 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 191 "kernels_types.go"
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
-  scanLookBack<Checked, uint32_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec4<Checked, uint32_t>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, uint32_t>(agg, incl, states, exclusive, b, tile, true, 0, sh, warps, bcast, hg_f);
+  lbStoreVec4<Checked, uint32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbu32(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* agg_p, uint32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbu32(const uint32_t* in_p, long long in_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBU32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbu32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* agg_p, uint32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+extern "C" __global__ void scan_lbu32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 174 "kernels_types.go"
+#line 202 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> heads, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 204 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 205 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
+  hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
+#line 206 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_bcast;
+  hg_array<uint32_t, 32>* bcast = &hg_shared_bcast;
+#line 207 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 208 "kernels_types.go"
+  hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec4<Checked, uint32_t>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, uint32_t>(agg, incl, states, exclusive, b, tile, true, 0, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec4<Checked, uint32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbu32(const uint32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBU32<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbu32_checked(const uint32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  segScanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 220 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, int32_t op, uint32_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, uint32_t>(in, out, op, a, hg_f);
@@ -4279,12 +4730,10 @@ extern "C" __global__ void unary_u32(const uint32_t* in_p, uint32_t* out_p, long
   unaryU32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_u32_checked(const uint32_t* in_p, uint32_t* out_p, long long out_n, int32_t op, uint32_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  unaryU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  unaryU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 185 "kernels_types.go"
+#line 231 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryU32(hg_slice<const uint32_t> x, hg_slice<const uint32_t> y, hg_slice<uint32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, uint32_t>(x, y, out, op, hg_f);
@@ -4297,16 +4746,14 @@ extern "C" __global__ void binary_u32(const uint32_t* x_p, const uint32_t* y_p, 
   binaryU32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_u32_checked(const uint32_t* x_p, const uint32_t* y_p, uint32_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  binaryU32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  binaryU32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 196 "kernels_types.go"
+#line 242 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> offs, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 198 "kernels_types.go"
+#line 244 "kernels_types.go"
   segReduce<Checked, uint32_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4314,16 +4761,14 @@ extern "C" __global__ void seg_reduce_u32(const uint32_t* in_p, long long in_n, 
   segReduceU32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_u32_checked(const uint32_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, uint32_t* out_p, uint32_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  segReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  segReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 204 "kernels_types.go"
+#line 250 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint32_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 206 "kernels_types.go"
+#line 252 "kernels_types.go"
   selectCount<Checked, uint32_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4331,19 +4776,17 @@ extern "C" __global__ void select_count_u32(const uint32_t* in_p, long long in_n
   selectCountU32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, uint32_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  selectCountU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  selectCountU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 212 "kernels_types.go"
+#line 258 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<uint32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 214 "kernels_types.go"
+#line 260 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 215 "kernels_types.go"
+#line 261 "kernels_types.go"
   selectScatter<Checked, uint32_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4351,23 +4794,21 @@ extern "C" __global__ void select_scatter_u32(const uint32_t* in_p, long long in
   selectScatterU32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, uint32_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, uint32_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  selectScatterU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  selectScatterU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 221 "kernels_types.go"
+#line 267 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> heads, hg_slice<uint32_t> out, hg_slice<uint32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 224 "kernels_types.go"
+#line 270 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 225 "kernels_types.go"
+#line 271 "kernels_types.go"
   __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
   hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 226 "kernels_types.go"
+#line 272 "kernels_types.go"
   segScanTiles<Checked, uint32_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4375,16 +4816,14 @@ extern "C" __global__ void seg_scan_u32(const uint32_t* in_p, long long in_n, co
   segScanU32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* heads_p, uint32_t* out_p, uint32_t* sums_p, uint8_t* sumHeads_p, const uint32_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  segScanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  segScanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 232 "kernels_types.go"
+#line 278 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 234 "kernels_types.go"
+#line 280 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, int64_t>(accumulateVec2<Checked, int64_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4396,24 +4835,22 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_i64(const int64_t* in_
   reduceI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  reduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  reduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 244 "kernels_types.go"
+#line 290 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> inI, hg_slice<int64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
   hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 246 "kernels_types.go"
+#line 292 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 247 "kernels_types.go"
+#line 293 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, int64_t>(in, isMax, hg_f);
     int64_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 249 "kernels_types.go"
+#line 295 "kernels_types.go"
     argReduceOut<Checked, int64_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, int64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4424,16 +4861,14 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i64(const int64_t*
   argReduceI64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i64_checked(const int64_t* in_p, long long in_n, const int64_t* inI_p, int64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  argReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  argReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 258 "kernels_types.go"
+#line 304 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpI64(hg_slice<const int64_t> in, hg_slice<int64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 260 "kernels_types.go"
+#line 306 "kernels_types.go"
   tileSum<Checked, int64_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4441,16 +4876,14 @@ extern "C" __global__ void scan_up_i64(const int64_t* in_p, long long in_n, int6
   scanUpI64<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_i64_checked(const int64_t* in_p, long long in_n, int64_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanUpI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
-  hg_publish(hg_f, hg_own);
+  scanUpI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 266 "kernels_types.go"
+#line 312 "kernels_types.go"
 template <bool Checked> HG_DEV void scanI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<const int64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 268 "kernels_types.go"
+#line 314 "kernels_types.go"
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   scanTiles<Checked, int64_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4459,33 +4892,69 @@ extern "C" __global__ void scan_i64(const int64_t* in_p, long long in_n, int64_t
   scanI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, const int64_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  scanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 275 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 321 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 277 "kernels_types.go"
+#line 323 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_bcast;
   hg_array<int64_t, 32>* bcast = &hg_shared_bcast;
-#line 278 "kernels_types.go"
+#line 324 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 325 "kernels_types.go"
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
-  scanLookBack<Checked, int64_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec2<Checked, int64_t>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, int64_t>(agg, incl, states, exclusive, b, tile, false, 1, sh, warps, bcast, hg_f);
+  lbStoreVec2<Checked, int64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbi64(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t* agg_p, int64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbi64(const int64_t* in_p, long long in_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBI64<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbi64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t* agg_p, int64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+extern "C" __global__ void scan_lbi64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 285 "kernels_types.go"
+#line 336 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> heads, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 338 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 339 "kernels_types.go"
+  __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
+  hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
+#line 340 "kernels_types.go"
+  __shared__ hg_array<int64_t, 32> hg_shared_bcast;
+  hg_array<int64_t, 32>* bcast = &hg_shared_bcast;
+#line 341 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 342 "kernels_types.go"
+  hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec2<Checked, int64_t>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, int64_t>(agg, incl, states, exclusive, b, tile, false, 1, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec2<Checked, int64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbi64(const int64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBI64<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbi64_checked(const int64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  segScanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 354 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int32_t op, int64_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, int64_t>(in, out, op, a, hg_f);
@@ -4498,12 +4967,10 @@ extern "C" __global__ void unary_i64(const int64_t* in_p, int64_t* out_p, long l
   unaryI64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_i64_checked(const int64_t* in_p, int64_t* out_p, long long out_n, int32_t op, int64_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  unaryI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  unaryI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 296 "kernels_types.go"
+#line 365 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryI64(hg_slice<const int64_t> x, hg_slice<const int64_t> y, hg_slice<int64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, int64_t>(x, y, out, op, hg_f);
@@ -4516,16 +4983,14 @@ extern "C" __global__ void binary_i64(const int64_t* x_p, const int64_t* y_p, in
   binaryI64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_i64_checked(const int64_t* x_p, const int64_t* y_p, int64_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  binaryI64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  binaryI64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 307 "kernels_types.go"
+#line 376 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> offs, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 309 "kernels_types.go"
+#line 378 "kernels_types.go"
   segReduce<Checked, int64_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4533,16 +4998,14 @@ extern "C" __global__ void seg_reduce_i64(const int64_t* in_p, long long in_n, c
   segReduceI64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_i64_checked(const int64_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, int64_t* out_p, int64_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  segReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  segReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 315 "kernels_types.go"
+#line 384 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int64_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 317 "kernels_types.go"
+#line 386 "kernels_types.go"
   selectCount<Checked, int64_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4550,19 +5013,17 @@ extern "C" __global__ void select_count_i64(const int64_t* in_p, long long in_n,
   selectCountI64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, int64_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  selectCountI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  selectCountI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 323 "kernels_types.go"
+#line 392 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 325 "kernels_types.go"
+#line 394 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 326 "kernels_types.go"
+#line 395 "kernels_types.go"
   selectScatter<Checked, int64_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4570,23 +5031,21 @@ extern "C" __global__ void select_scatter_i64(const int64_t* in_p, long long in_
   selectScatterI64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, int64_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  selectScatterI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  selectScatterI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 332 "kernels_types.go"
+#line 401 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> heads, hg_slice<int64_t> out, hg_slice<int64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 335 "kernels_types.go"
+#line 404 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 336 "kernels_types.go"
+#line 405 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
   hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 337 "kernels_types.go"
+#line 406 "kernels_types.go"
   segScanTiles<Checked, int64_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4594,16 +5053,14 @@ extern "C" __global__ void seg_scan_i64(const int64_t* in_p, long long in_n, con
   segScanI64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* heads_p, int64_t* out_p, int64_t* sums_p, uint8_t* sumHeads_p, const int64_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  segScanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  segScanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 343 "kernels_types.go"
+#line 412 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 345 "kernels_types.go"
+#line 414 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, uint64_t>(accumulateVec2<Checked, uint64_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4615,24 +5072,22 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u64(const uint64_t* in
   reduceU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  reduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  reduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 355 "kernels_types.go"
+#line 424 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> inI, hg_slice<uint64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
   hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 357 "kernels_types.go"
+#line 426 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 358 "kernels_types.go"
+#line 427 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, uint64_t>(in, isMax, hg_f);
     uint64_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 360 "kernels_types.go"
+#line 429 "kernels_types.go"
     argReduceOut<Checked, uint64_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, uint64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4643,16 +5098,14 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u64(const uint64_t
   argReduceU64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u64_checked(const uint64_t* in_p, long long in_n, const int64_t* inI_p, uint64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  argReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  argReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 369 "kernels_types.go"
+#line 438 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 371 "kernels_types.go"
+#line 440 "kernels_types.go"
   tileSum<Checked, uint64_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4660,16 +5113,14 @@ extern "C" __global__ void scan_up_u64(const uint64_t* in_p, long long in_n, uin
   scanUpU64<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanUpU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
-  hg_publish(hg_f, hg_own);
+  scanUpU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 377 "kernels_types.go"
+#line 446 "kernels_types.go"
 template <bool Checked> HG_DEV void scanU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<const uint64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 379 "kernels_types.go"
+#line 448 "kernels_types.go"
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   scanTiles<Checked, uint64_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4678,33 +5129,69 @@ extern "C" __global__ void scan_u64(const uint64_t* in_p, long long in_n, uint64
   scanU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, const uint64_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  scanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 386 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 455 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 388 "kernels_types.go"
+#line 457 "kernels_types.go"
   __shared__ hg_array<uint64_t, 32> hg_shared_bcast;
   hg_array<uint64_t, 32>* bcast = &hg_shared_bcast;
-#line 389 "kernels_types.go"
+#line 458 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 459 "kernels_types.go"
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
-  scanLookBack<Checked, uint64_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec2<Checked, uint64_t>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, uint64_t>(agg, incl, states, exclusive, b, tile, false, 0, sh, warps, bcast, hg_f);
+  lbStoreVec2<Checked, uint64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbu64(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t* agg_p, uint64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbu64(const uint64_t* in_p, long long in_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBU64<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbu64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t* agg_p, uint64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+extern "C" __global__ void scan_lbu64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 396 "kernels_types.go"
+#line 470 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> heads, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 472 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 473 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
+  hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
+#line 474 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 32> hg_shared_bcast;
+  hg_array<uint64_t, 32>* bcast = &hg_shared_bcast;
+#line 475 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 476 "kernels_types.go"
+  hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec2<Checked, uint64_t>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, uint64_t>(agg, incl, states, exclusive, b, tile, false, 0, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec2<Checked, uint64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbu64(const uint64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBU64<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbu64_checked(const uint64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  segScanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 488 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, int32_t op, uint64_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, uint64_t>(in, out, op, a, hg_f);
@@ -4717,12 +5204,10 @@ extern "C" __global__ void unary_u64(const uint64_t* in_p, uint64_t* out_p, long
   unaryU64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_u64_checked(const uint64_t* in_p, uint64_t* out_p, long long out_n, int32_t op, uint64_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  unaryU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  unaryU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 407 "kernels_types.go"
+#line 499 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryU64(hg_slice<const uint64_t> x, hg_slice<const uint64_t> y, hg_slice<uint64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, uint64_t>(x, y, out, op, hg_f);
@@ -4735,16 +5220,14 @@ extern "C" __global__ void binary_u64(const uint64_t* x_p, const uint64_t* y_p, 
   binaryU64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_u64_checked(const uint64_t* x_p, const uint64_t* y_p, uint64_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  binaryU64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  binaryU64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 418 "kernels_types.go"
+#line 510 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> offs, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 420 "kernels_types.go"
+#line 512 "kernels_types.go"
   segReduce<Checked, uint64_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4752,16 +5235,14 @@ extern "C" __global__ void seg_reduce_u64(const uint64_t* in_p, long long in_n, 
   segReduceU64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_u64_checked(const uint64_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, uint64_t* out_p, uint64_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  segReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  segReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 426 "kernels_types.go"
+#line 518 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint64_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 428 "kernels_types.go"
+#line 520 "kernels_types.go"
   selectCount<Checked, uint64_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4769,19 +5250,17 @@ extern "C" __global__ void select_count_u64(const uint64_t* in_p, long long in_n
   selectCountU64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, uint64_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  selectCountU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  selectCountU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 434 "kernels_types.go"
+#line 526 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<uint64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 436 "kernels_types.go"
+#line 528 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 437 "kernels_types.go"
+#line 529 "kernels_types.go"
   selectScatter<Checked, uint64_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4789,23 +5268,21 @@ extern "C" __global__ void select_scatter_u64(const uint64_t* in_p, long long in
   selectScatterU64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, uint64_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, uint64_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  selectScatterU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  selectScatterU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 443 "kernels_types.go"
+#line 535 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> heads, hg_slice<uint64_t> out, hg_slice<uint64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 446 "kernels_types.go"
+#line 538 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 447 "kernels_types.go"
+#line 539 "kernels_types.go"
   __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
   hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 448 "kernels_types.go"
+#line 540 "kernels_types.go"
   segScanTiles<Checked, uint64_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4813,16 +5290,14 @@ extern "C" __global__ void seg_scan_u64(const uint64_t* in_p, long long in_n, co
   segScanU64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* heads_p, uint64_t* out_p, uint64_t* sums_p, uint8_t* sumHeads_p, const uint64_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  segScanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  segScanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 454 "kernels_types.go"
+#line 546 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceF32(hg_slice<const float> in, hg_slice<float> out, float id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 456 "kernels_types.go"
+#line 548 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, float>(accumulateVec4<Checked, float>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4834,24 +5309,22 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f32(const float* in_p,
   reduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_f32_checked(const float* in_p, long long in_n, float* out_p, float id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 466 "kernels_types.go"
+#line 558 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceF32(hg_slice<const float> in, hg_slice<const int64_t> inI, hg_slice<float> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warpsV;
   hg_array<float, 32>* warpsV = &hg_shared_warpsV;
-#line 468 "kernels_types.go"
+#line 560 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 469 "kernels_types.go"
+#line 561 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec4<Checked, float>(in, isMax, hg_f);
     float v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 471 "kernels_types.go"
+#line 563 "kernels_types.go"
     argReduceOut<Checked, float>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, float>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4862,16 +5335,14 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f32(const float* i
   argReduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f32_checked(const float* in_p, long long in_n, const int64_t* inI_p, float* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  argReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  argReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 480 "kernels_types.go"
+#line 572 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpF32(hg_slice<const float> in, hg_slice<float> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 482 "kernels_types.go"
+#line 574 "kernels_types.go"
   tileSum<Checked, float>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4879,16 +5350,14 @@ extern "C" __global__ void scan_up_f32(const float* in_p, long long in_n, float*
   scanUpF32<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_f32_checked(const float* in_p, long long in_n, float* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanUpF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
-  hg_publish(hg_f, hg_own);
+  scanUpF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 488 "kernels_types.go"
+#line 580 "kernels_types.go"
 template <bool Checked> HG_DEV void scanF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<const float> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 490 "kernels_types.go"
+#line 582 "kernels_types.go"
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   scanTiles<Checked, float>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4897,33 +5366,69 @@ extern "C" __global__ void scan_f32(const float* in_p, long long in_n, float* ou
   scanF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_f32_checked(const float* in_p, long long in_n, float* out_p, const float* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  scanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 497 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 589 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 499 "kernels_types.go"
+#line 591 "kernels_types.go"
   __shared__ hg_array<float, 32> hg_shared_bcast;
   hg_array<float, 32>* bcast = &hg_shared_bcast;
-#line 500 "kernels_types.go"
+#line 592 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 593 "kernels_types.go"
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
-  scanLookBack<Checked, float>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec4<Checked, float>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, float>(agg, incl, states, exclusive, b, tile, true, 2, sh, warps, bcast, hg_f);
+  lbStoreVec4<Checked, float>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbf32(const float* in_p, long long in_n, float* out_p, float* agg_p, float* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbf32(const float* in_p, long long in_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbf32_checked(const float* in_p, long long in_n, float* out_p, float* agg_p, float* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+extern "C" __global__ void scan_lbf32_checked(const float* in_p, long long in_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 507 "kernels_types.go"
+#line 604 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBF32(hg_slice<const float> in, hg_slice<const uint8_t> heads, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 606 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 607 "kernels_types.go"
+  __shared__ hg_array<float, 32> hg_shared_warpsV;
+  hg_array<float, 32>* warpsV = &hg_shared_warpsV;
+#line 608 "kernels_types.go"
+  __shared__ hg_array<float, 32> hg_shared_bcast;
+  hg_array<float, 32>* bcast = &hg_shared_bcast;
+#line 609 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 610 "kernels_types.go"
+  hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec4<Checked, float>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, float>(agg, incl, states, exclusive, b, tile, true, 2, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec4<Checked, float>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbf32(const float* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbf32_checked(const float* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  segScanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 622 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryF32(hg_slice<const float> in, hg_slice<float> out, int32_t op, float a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, float>(in, out, op, a, hg_f);
@@ -4936,12 +5441,10 @@ extern "C" __global__ void unary_f32(const float* in_p, float* out_p, long long 
   unaryF32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_f32_checked(const float* in_p, float* out_p, long long out_n, int32_t op, float a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  unaryF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  unaryF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 518 "kernels_types.go"
+#line 633 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryF32(hg_slice<const float> x, hg_slice<const float> y, hg_slice<float> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, float>(x, y, out, op, hg_f);
@@ -4954,16 +5457,14 @@ extern "C" __global__ void binary_f32(const float* x_p, const float* y_p, float*
   binaryF32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_f32_checked(const float* x_p, const float* y_p, float* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  binaryF32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  binaryF32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 529 "kernels_types.go"
+#line 644 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceF32(hg_slice<const float> in, hg_slice<const int64_t> offs, hg_slice<float> out, float id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 531 "kernels_types.go"
+#line 646 "kernels_types.go"
   segReduce<Checked, float>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4971,16 +5472,14 @@ extern "C" __global__ void seg_reduce_f32(const float* in_p, long long in_n, con
   segReduceF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_f32_checked(const float* in_p, long long in_n, const int64_t* offs_p, long long offs_n, float* out_p, float id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  segReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  segReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 537 "kernels_types.go"
+#line 652 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, float a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 539 "kernels_types.go"
+#line 654 "kernels_types.go"
   selectCount<Checked, float>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4988,19 +5487,17 @@ extern "C" __global__ void select_count_f32(const float* in_p, long long in_n, c
   selectCountF32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_f32_checked(const float* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, float a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  selectCountF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  selectCountF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 545 "kernels_types.go"
+#line 660 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<float> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, float a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 547 "kernels_types.go"
+#line 662 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 548 "kernels_types.go"
+#line 663 "kernels_types.go"
   selectScatter<Checked, float>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -5008,23 +5505,21 @@ extern "C" __global__ void select_scatter_f32(const float* in_p, long long in_n,
   selectScatterF32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_f32_checked(const float* in_p, long long in_n, const uint8_t* flags_p, float* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, float a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  selectScatterF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  selectScatterF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 554 "kernels_types.go"
+#line 669 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanF32(hg_slice<const float> in, hg_slice<const uint8_t> heads, hg_slice<float> out, hg_slice<float> sums, hg_slice<uint8_t> sumHeads, hg_slice<const float> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 557 "kernels_types.go"
+#line 672 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 558 "kernels_types.go"
+#line 673 "kernels_types.go"
   __shared__ hg_array<float, 32> hg_shared_warpsV;
   hg_array<float, 32>* warpsV = &hg_shared_warpsV;
-#line 559 "kernels_types.go"
+#line 674 "kernels_types.go"
   segScanTiles<Checked, float>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -5032,16 +5527,14 @@ extern "C" __global__ void seg_scan_f32(const float* in_p, long long in_n, const
   segScanF32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_f32_checked(const float* in_p, long long in_n, const uint8_t* heads_p, float* out_p, float* sums_p, uint8_t* sumHeads_p, const float* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  segScanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  segScanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 565 "kernels_types.go"
+#line 680 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceF64(hg_slice<const double> in, hg_slice<double> out, double id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 567 "kernels_types.go"
+#line 682 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, double>(accumulateVec2<Checked, double>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -5053,24 +5546,22 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f64(const double* in_p
   reduceF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_f64_checked(const double* in_p, long long in_n, double* out_p, double id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  reduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  reduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 577 "kernels_types.go"
+#line 692 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceF64(hg_slice<const double> in, hg_slice<const int64_t> inI, hg_slice<double> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warpsV;
   hg_array<double, 32>* warpsV = &hg_shared_warpsV;
-#line 579 "kernels_types.go"
+#line 694 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 580 "kernels_types.go"
+#line 695 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, double>(in, isMax, hg_f);
     double v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 582 "kernels_types.go"
+#line 697 "kernels_types.go"
     argReduceOut<Checked, double>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, double>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -5081,16 +5572,14 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f64(const double* 
   argReduceF64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f64_checked(const double* in_p, long long in_n, const int64_t* inI_p, double* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  argReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  argReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 591 "kernels_types.go"
+#line 706 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpF64(hg_slice<const double> in, hg_slice<double> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 593 "kernels_types.go"
+#line 708 "kernels_types.go"
   tileSum<Checked, double>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -5098,16 +5587,14 @@ extern "C" __global__ void scan_up_f64(const double* in_p, long long in_n, doubl
   scanUpF64<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_f64_checked(const double* in_p, long long in_n, double* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanUpF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
-  hg_publish(hg_f, hg_own);
+  scanUpF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 599 "kernels_types.go"
+#line 714 "kernels_types.go"
 template <bool Checked> HG_DEV void scanF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<const double> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 601 "kernels_types.go"
+#line 716 "kernels_types.go"
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   scanTiles<Checked, double>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -5116,33 +5603,69 @@ extern "C" __global__ void scan_f64(const double* in_p, long long in_n, double* 
   scanF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_f64_checked(const double* in_p, long long in_n, double* out_p, const double* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  scanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 608 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 723 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 610 "kernels_types.go"
+#line 725 "kernels_types.go"
   __shared__ hg_array<double, 32> hg_shared_bcast;
   hg_array<double, 32>* bcast = &hg_shared_bcast;
-#line 611 "kernels_types.go"
+#line 726 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 727 "kernels_types.go"
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
-  scanLookBack<Checked, double>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec2<Checked, double>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, double>(agg, incl, states, exclusive, b, tile, false, 3, sh, warps, bcast, hg_f);
+  lbStoreVec2<Checked, double>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbf64(const double* in_p, long long in_n, double* out_p, double* agg_p, double* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbf64(const double* in_p, long long in_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBF64<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbf64_checked(const double* in_p, long long in_n, double* out_p, double* agg_p, double* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+extern "C" __global__ void scan_lbf64_checked(const double* in_p, long long in_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 618 "kernels_types.go"
+#line 738 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBF64(hg_slice<const double> in, hg_slice<const uint8_t> heads, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 740 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 741 "kernels_types.go"
+  __shared__ hg_array<double, 32> hg_shared_warpsV;
+  hg_array<double, 32>* warpsV = &hg_shared_warpsV;
+#line 742 "kernels_types.go"
+  __shared__ hg_array<double, 32> hg_shared_bcast;
+  hg_array<double, 32>* bcast = &hg_shared_bcast;
+#line 743 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 744 "kernels_types.go"
+  hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec2<Checked, double>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, double>(agg, incl, states, exclusive, b, tile, false, 3, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec2<Checked, double>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbf64(const double* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBF64<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbf64_checked(const double* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  segScanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 756 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryF64(hg_slice<const double> in, hg_slice<double> out, int32_t op, double a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, double>(in, out, op, a, hg_f);
@@ -5155,12 +5678,10 @@ extern "C" __global__ void unary_f64(const double* in_p, double* out_p, long lon
   unaryF64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_f64_checked(const double* in_p, double* out_p, long long out_n, int32_t op, double a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  unaryF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  unaryF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 629 "kernels_types.go"
+#line 767 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryF64(hg_slice<const double> x, hg_slice<const double> y, hg_slice<double> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, double>(x, y, out, op, hg_f);
@@ -5173,16 +5694,14 @@ extern "C" __global__ void binary_f64(const double* x_p, const double* y_p, doub
   binaryF64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_f64_checked(const double* x_p, const double* y_p, double* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  binaryF64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
-  hg_publish(hg_f, hg_own);
+  binaryF64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 640 "kernels_types.go"
+#line 778 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceF64(hg_slice<const double> in, hg_slice<const int64_t> offs, hg_slice<double> out, double id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 642 "kernels_types.go"
+#line 780 "kernels_types.go"
   segReduce<Checked, double>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -5190,16 +5709,14 @@ extern "C" __global__ void seg_reduce_f64(const double* in_p, long long in_n, co
   segReduceF64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_f64_checked(const double* in_p, long long in_n, const int64_t* offs_p, long long offs_n, double* out_p, double id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  segReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  segReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 648 "kernels_types.go"
+#line 786 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, double a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 650 "kernels_types.go"
+#line 788 "kernels_types.go"
   selectCount<Checked, double>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -5207,19 +5724,17 @@ extern "C" __global__ void select_count_f64(const double* in_p, long long in_n, 
   selectCountF64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_f64_checked(const double* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, double a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  selectCountF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  selectCountF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 656 "kernels_types.go"
+#line 794 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<double> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, double a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 658 "kernels_types.go"
+#line 796 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 659 "kernels_types.go"
+#line 797 "kernels_types.go"
   selectScatter<Checked, double>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -5227,23 +5742,21 @@ extern "C" __global__ void select_scatter_f64(const double* in_p, long long in_n
   selectScatterF64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_f64_checked(const double* in_p, long long in_n, const uint8_t* flags_p, double* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, double a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  selectScatterF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  selectScatterF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 665 "kernels_types.go"
+#line 803 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanF64(hg_slice<const double> in, hg_slice<const uint8_t> heads, hg_slice<double> out, hg_slice<double> sums, hg_slice<uint8_t> sumHeads, hg_slice<const double> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 668 "kernels_types.go"
+#line 806 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 669 "kernels_types.go"
+#line 807 "kernels_types.go"
   __shared__ hg_array<double, 32> hg_shared_warpsV;
   hg_array<double, 32>* warpsV = &hg_shared_warpsV;
-#line 670 "kernels_types.go"
+#line 808 "kernels_types.go"
   segScanTiles<Checked, double>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -5251,12 +5764,10 @@ extern "C" __global__ void seg_scan_f64(const double* in_p, long long in_n, cons
   segScanF64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_f64_checked(const double* in_p, long long in_n, const uint8_t* heads_p, double* out_p, double* sums_p, uint8_t* sumHeads_p, const double* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  segScanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  segScanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 676 "kernels_types.go"
+#line 814 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU8(hg_slice<const uint8_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint8_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5266,12 +5777,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u8(const uint8_t*
   histogramU8<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_u8_checked(const uint8_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  histogramU8<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  histogramU8<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 684 "kernels_types.go"
+#line 822 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU16(hg_slice<const uint16_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint16_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5281,12 +5790,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u16(const uint16_
   histogramU16<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_u16_checked(const uint16_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  histogramU16<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  histogramU16<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 692 "kernels_types.go"
+#line 830 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramI32(hg_slice<const int32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, int32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5296,12 +5803,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_i32(const int32_t
   histogramI32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_i32_checked(const int32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  histogramI32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  histogramI32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 700 "kernels_types.go"
+#line 838 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU32(hg_slice<const uint32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5311,12 +5816,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u32(const uint32_
   histogramU32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_u32_checked(const uint32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  histogramU32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  histogramU32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 708 "kernels_types.go"
+#line 846 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramF32(hg_slice<const float> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, float>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5326,12 +5829,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f32(const float* 
   histogramF32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_f32_checked(const float* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  histogramF32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  histogramF32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 716 "kernels_types.go"
+#line 854 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramF64(hg_slice<const double> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, double>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5341,16 +5842,14 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f64(const double*
   histogramF64<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_f64_checked(const double* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  histogramF64<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  histogramF64<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 724 "kernels_types.go"
+#line 862 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI8(hg_slice<const int8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 726 "kernels_types.go"
+#line 864 "kernels_types.go"
   sortCount<Checked, int8_t>(keys, counts, shift, bits, 1, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -5358,22 +5857,20 @@ extern "C" __global__ void sort_count_i8(const int8_t* keys_p, long long keys_n,
   sortCountI8<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i8_checked(const int8_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortCountI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortCountI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 732 "kernels_types.go"
+#line 870 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI8(hg_slice<const int8_t> keysIn, hg_slice<int8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 734 "kernels_types.go"
+#line 872 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 735 "kernels_types.go"
+#line 873 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 736 "kernels_types.go"
+#line 874 "kernels_types.go"
   sortScatter<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5381,12 +5878,10 @@ extern "C" __global__ void sort_keys_i8(const int8_t* keysIn_p, long long keysIn
   sortKeysI8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i8_checked(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 742 "kernels_types.go"
+#line 880 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI8(hg_slice<const int8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int8_t>(keys, flags, span, hg_f);
 }
@@ -5395,17 +5890,15 @@ extern "C" __global__ void key_heads_i8(const int8_t* keys_p, long long keys_n, 
   keyHeadsI8<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i8_checked(const int8_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  keyHeadsI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  keyHeadsI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 749 "kernels_types.go"
+#line 887 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI8(hg_slice<const int8_t> in, hg_slice<int8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 752 "kernels_types.go"
+#line 890 "kernels_types.go"
   mergeSortBlock<Checked, int8_t>(in, out, outI, pairs, ord, 1, 8LL, tile, sk, si, hg_f);
 }
 
@@ -5413,20 +5906,18 @@ extern "C" __global__ void merge_block_i8(const int8_t* in_p, long long in_n, in
   mergeBlockI8<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i8_checked(const int8_t* in_p, long long in_n, int8_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergeBlockI8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergeBlockI8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 758 "kernels_types.go"
+#line 896 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI8(hg_slice<const int8_t> src, hg_slice<int8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 761 "kernels_types.go"
+#line 899 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 762 "kernels_types.go"
+#line 900 "kernels_types.go"
   mergePass<Checked, int8_t>(src, dst, srcI, dstI, pairs, ord, 1, 8LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5434,16 +5925,14 @@ extern "C" __global__ void merge_pass_i8(const int8_t* src_p, int8_t* dst_p, con
   mergePassI8<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i8_checked(const int8_t* src_p, int8_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergePassI8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergePassI8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 768 "kernels_types.go"
+#line 906 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU8(hg_slice<const uint8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 770 "kernels_types.go"
+#line 908 "kernels_types.go"
   sortCount<Checked, uint8_t>(keys, counts, shift, bits, 0, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -5451,22 +5940,20 @@ extern "C" __global__ void sort_count_u8(const uint8_t* keys_p, long long keys_n
   sortCountU8<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u8_checked(const uint8_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortCountU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortCountU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 776 "kernels_types.go"
+#line 914 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU8(hg_slice<const uint8_t> keysIn, hg_slice<uint8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 778 "kernels_types.go"
+#line 916 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 779 "kernels_types.go"
+#line 917 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 780 "kernels_types.go"
+#line 918 "kernels_types.go"
   sortScatter<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5474,12 +5961,10 @@ extern "C" __global__ void sort_keys_u8(const uint8_t* keysIn_p, long long keysI
   sortKeysU8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u8_checked(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 786 "kernels_types.go"
+#line 924 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU8(hg_slice<const uint8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint8_t>(keys, flags, span, hg_f);
 }
@@ -5488,17 +5973,15 @@ extern "C" __global__ void key_heads_u8(const uint8_t* keys_p, long long keys_n,
   keyHeadsU8<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u8_checked(const uint8_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  keyHeadsU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  keyHeadsU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 793 "kernels_types.go"
+#line 931 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU8(hg_slice<const uint8_t> in, hg_slice<uint8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 796 "kernels_types.go"
+#line 934 "kernels_types.go"
   mergeSortBlock<Checked, uint8_t>(in, out, outI, pairs, ord, 0, 8LL, tile, sk, si, hg_f);
 }
 
@@ -5506,20 +5989,18 @@ extern "C" __global__ void merge_block_u8(const uint8_t* in_p, long long in_n, u
   mergeBlockU8<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u8_checked(const uint8_t* in_p, long long in_n, uint8_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergeBlockU8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergeBlockU8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 802 "kernels_types.go"
+#line 940 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU8(hg_slice<const uint8_t> src, hg_slice<uint8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 805 "kernels_types.go"
+#line 943 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 806 "kernels_types.go"
+#line 944 "kernels_types.go"
   mergePass<Checked, uint8_t>(src, dst, srcI, dstI, pairs, ord, 0, 8LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5527,16 +6008,14 @@ extern "C" __global__ void merge_pass_u8(const uint8_t* src_p, uint8_t* dst_p, c
   mergePassU8<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u8_checked(const uint8_t* src_p, uint8_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergePassU8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergePassU8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 812 "kernels_types.go"
+#line 950 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI16(hg_slice<const int16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 814 "kernels_types.go"
+#line 952 "kernels_types.go"
   sortCount<Checked, int16_t>(keys, counts, shift, bits, 1, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -5544,22 +6023,20 @@ extern "C" __global__ void sort_count_i16(const int16_t* keys_p, long long keys_
   sortCountI16<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i16_checked(const int16_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortCountI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortCountI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 820 "kernels_types.go"
+#line 958 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI16(hg_slice<const int16_t> keysIn, hg_slice<int16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 822 "kernels_types.go"
+#line 960 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 823 "kernels_types.go"
+#line 961 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 824 "kernels_types.go"
+#line 962 "kernels_types.go"
   sortScatter<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5567,12 +6044,10 @@ extern "C" __global__ void sort_keys_i16(const int16_t* keysIn_p, long long keys
   sortKeysI16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i16_checked(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 830 "kernels_types.go"
+#line 968 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI16(hg_slice<const int16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int16_t>(keys, flags, span, hg_f);
 }
@@ -5581,17 +6056,15 @@ extern "C" __global__ void key_heads_i16(const int16_t* keys_p, long long keys_n
   keyHeadsI16<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i16_checked(const int16_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  keyHeadsI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  keyHeadsI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 837 "kernels_types.go"
+#line 975 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI16(hg_slice<const int16_t> in, hg_slice<int16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 840 "kernels_types.go"
+#line 978 "kernels_types.go"
   mergeSortBlock<Checked, int16_t>(in, out, outI, pairs, ord, 1, 16LL, tile, sk, si, hg_f);
 }
 
@@ -5599,20 +6072,18 @@ extern "C" __global__ void merge_block_i16(const int16_t* in_p, long long in_n, 
   mergeBlockI16<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i16_checked(const int16_t* in_p, long long in_n, int16_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergeBlockI16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergeBlockI16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 846 "kernels_types.go"
+#line 984 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI16(hg_slice<const int16_t> src, hg_slice<int16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 849 "kernels_types.go"
+#line 987 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 850 "kernels_types.go"
+#line 988 "kernels_types.go"
   mergePass<Checked, int16_t>(src, dst, srcI, dstI, pairs, ord, 1, 16LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5620,16 +6091,14 @@ extern "C" __global__ void merge_pass_i16(const int16_t* src_p, int16_t* dst_p, 
   mergePassI16<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i16_checked(const int16_t* src_p, int16_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergePassI16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergePassI16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 856 "kernels_types.go"
+#line 994 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU16(hg_slice<const uint16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 858 "kernels_types.go"
+#line 996 "kernels_types.go"
   sortCount<Checked, uint16_t>(keys, counts, shift, bits, 0, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -5637,22 +6106,20 @@ extern "C" __global__ void sort_count_u16(const uint16_t* keys_p, long long keys
   sortCountU16<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u16_checked(const uint16_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortCountU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortCountU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 864 "kernels_types.go"
+#line 1002 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU16(hg_slice<const uint16_t> keysIn, hg_slice<uint16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 866 "kernels_types.go"
+#line 1004 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 867 "kernels_types.go"
+#line 1005 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 868 "kernels_types.go"
+#line 1006 "kernels_types.go"
   sortScatter<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5660,12 +6127,10 @@ extern "C" __global__ void sort_keys_u16(const uint16_t* keysIn_p, long long key
   sortKeysU16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u16_checked(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 874 "kernels_types.go"
+#line 1012 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU16(hg_slice<const uint16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint16_t>(keys, flags, span, hg_f);
 }
@@ -5674,17 +6139,15 @@ extern "C" __global__ void key_heads_u16(const uint16_t* keys_p, long long keys_
   keyHeadsU16<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u16_checked(const uint16_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  keyHeadsU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  keyHeadsU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 881 "kernels_types.go"
+#line 1019 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU16(hg_slice<const uint16_t> in, hg_slice<uint16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 884 "kernels_types.go"
+#line 1022 "kernels_types.go"
   mergeSortBlock<Checked, uint16_t>(in, out, outI, pairs, ord, 0, 16LL, tile, sk, si, hg_f);
 }
 
@@ -5692,20 +6155,18 @@ extern "C" __global__ void merge_block_u16(const uint16_t* in_p, long long in_n,
   mergeBlockU16<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u16_checked(const uint16_t* in_p, long long in_n, uint16_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergeBlockU16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergeBlockU16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 890 "kernels_types.go"
+#line 1028 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU16(hg_slice<const uint16_t> src, hg_slice<uint16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 893 "kernels_types.go"
+#line 1031 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 894 "kernels_types.go"
+#line 1032 "kernels_types.go"
   mergePass<Checked, uint16_t>(src, dst, srcI, dstI, pairs, ord, 0, 16LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5713,16 +6174,14 @@ extern "C" __global__ void merge_pass_u16(const uint16_t* src_p, uint16_t* dst_p
   mergePassU16<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u16_checked(const uint16_t* src_p, uint16_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergePassU16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergePassU16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 900 "kernels_types.go"
+#line 1038 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI32(hg_slice<const int32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 902 "kernels_types.go"
+#line 1040 "kernels_types.go"
   sortCount<Checked, int32_t>(keys, counts, shift, bits, 1, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -5730,22 +6189,20 @@ extern "C" __global__ void sort_count_i32(const int32_t* keys_p, long long keys_
   sortCountI32<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i32_checked(const int32_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortCountI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortCountI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 908 "kernels_types.go"
+#line 1046 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 910 "kernels_types.go"
+#line 1048 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 911 "kernels_types.go"
+#line 1049 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 912 "kernels_types.go"
+#line 1050 "kernels_types.go"
   sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5753,12 +6210,10 @@ extern "C" __global__ void sort_keys_i32(const int32_t* keysIn_p, long long keys
   sortKeysI32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 918 "kernels_types.go"
+#line 1056 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI32(hg_slice<const int32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int32_t>(keys, flags, span, hg_f);
 }
@@ -5767,17 +6222,15 @@ extern "C" __global__ void key_heads_i32(const int32_t* keys_p, long long keys_n
   keyHeadsI32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i32_checked(const int32_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  keyHeadsI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  keyHeadsI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 925 "kernels_types.go"
+#line 1063 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 928 "kernels_types.go"
+#line 1066 "kernels_types.go"
   mergeSortBlock<Checked, int32_t>(in, out, outI, pairs, ord, 1, 32LL, tile, sk, si, hg_f);
 }
 
@@ -5785,20 +6238,18 @@ extern "C" __global__ void merge_block_i32(const int32_t* in_p, long long in_n, 
   mergeBlockI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergeBlockI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergeBlockI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 934 "kernels_types.go"
+#line 1072 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI32(hg_slice<const int32_t> src, hg_slice<int32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 937 "kernels_types.go"
+#line 1075 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 938 "kernels_types.go"
+#line 1076 "kernels_types.go"
   mergePass<Checked, int32_t>(src, dst, srcI, dstI, pairs, ord, 1, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5806,16 +6257,14 @@ extern "C" __global__ void merge_pass_i32(const int32_t* src_p, int32_t* dst_p, 
   mergePassI32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i32_checked(const int32_t* src_p, int32_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergePassI32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergePassI32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 944 "kernels_types.go"
+#line 1082 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU32(hg_slice<const uint32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 946 "kernels_types.go"
+#line 1084 "kernels_types.go"
   sortCount<Checked, uint32_t>(keys, counts, shift, bits, 0, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -5823,22 +6272,20 @@ extern "C" __global__ void sort_count_u32(const uint32_t* keys_p, long long keys
   sortCountU32<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u32_checked(const uint32_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortCountU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortCountU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 952 "kernels_types.go"
+#line 1090 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 954 "kernels_types.go"
+#line 1092 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 955 "kernels_types.go"
+#line 1093 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 956 "kernels_types.go"
+#line 1094 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5846,12 +6293,10 @@ extern "C" __global__ void sort_keys_u32(const uint32_t* keysIn_p, long long key
   sortKeysU32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 962 "kernels_types.go"
+#line 1100 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU32(hg_slice<const uint32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint32_t>(keys, flags, span, hg_f);
 }
@@ -5860,17 +6305,15 @@ extern "C" __global__ void key_heads_u32(const uint32_t* keys_p, long long keys_
   keyHeadsU32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u32_checked(const uint32_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  keyHeadsU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  keyHeadsU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 969 "kernels_types.go"
+#line 1107 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 972 "kernels_types.go"
+#line 1110 "kernels_types.go"
   mergeSortBlock<Checked, uint32_t>(in, out, outI, pairs, ord, 0, 32LL, tile, sk, si, hg_f);
 }
 
@@ -5878,20 +6321,18 @@ extern "C" __global__ void merge_block_u32(const uint32_t* in_p, long long in_n,
   mergeBlockU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergeBlockU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergeBlockU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 978 "kernels_types.go"
+#line 1116 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU32(hg_slice<const uint32_t> src, hg_slice<uint32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 981 "kernels_types.go"
+#line 1119 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 982 "kernels_types.go"
+#line 1120 "kernels_types.go"
   mergePass<Checked, uint32_t>(src, dst, srcI, dstI, pairs, ord, 0, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5899,16 +6340,14 @@ extern "C" __global__ void merge_pass_u32(const uint32_t* src_p, uint32_t* dst_p
   mergePassU32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u32_checked(const uint32_t* src_p, uint32_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergePassU32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergePassU32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 988 "kernels_types.go"
+#line 1126 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI64(hg_slice<const int64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 990 "kernels_types.go"
+#line 1128 "kernels_types.go"
   sortCount<Checked, int64_t>(keys, counts, shift, bits, 1, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -5916,22 +6355,20 @@ extern "C" __global__ void sort_count_i64(const int64_t* keys_p, long long keys_
   sortCountI64<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i64_checked(const int64_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortCountI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortCountI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 996 "kernels_types.go"
+#line 1134 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 998 "kernels_types.go"
+#line 1136 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 999 "kernels_types.go"
+#line 1137 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1000 "kernels_types.go"
+#line 1138 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5939,12 +6376,10 @@ extern "C" __global__ void sort_keys_i64(const int64_t* keysIn_p, long long keys
   sortKeysI64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1006 "kernels_types.go"
+#line 1144 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI64(hg_slice<const int64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int64_t>(keys, flags, span, hg_f);
 }
@@ -5953,17 +6388,15 @@ extern "C" __global__ void key_heads_i64(const int64_t* keys_p, long long keys_n
   keyHeadsI64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i64_checked(const int64_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  keyHeadsI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  keyHeadsI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1013 "kernels_types.go"
+#line 1151 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1016 "kernels_types.go"
+#line 1154 "kernels_types.go"
   mergeSortBlock<Checked, int64_t>(in, out, outI, pairs, ord, 1, 64LL, tile, sk, si, hg_f);
 }
 
@@ -5971,20 +6404,18 @@ extern "C" __global__ void merge_block_i64(const int64_t* in_p, long long in_n, 
   mergeBlockI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergeBlockI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergeBlockI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1022 "kernels_types.go"
+#line 1160 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI64(hg_slice<const int64_t> src, hg_slice<int64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1025 "kernels_types.go"
+#line 1163 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1026 "kernels_types.go"
+#line 1164 "kernels_types.go"
   mergePass<Checked, int64_t>(src, dst, srcI, dstI, pairs, ord, 1, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5992,16 +6423,14 @@ extern "C" __global__ void merge_pass_i64(const int64_t* src_p, int64_t* dst_p, 
   mergePassI64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i64_checked(const int64_t* src_p, int64_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergePassI64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergePassI64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1032 "kernels_types.go"
+#line 1170 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU64(hg_slice<const uint64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1034 "kernels_types.go"
+#line 1172 "kernels_types.go"
   sortCount<Checked, uint64_t>(keys, counts, shift, bits, 0, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -6009,22 +6438,20 @@ extern "C" __global__ void sort_count_u64(const uint64_t* keys_p, long long keys
   sortCountU64<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u64_checked(const uint64_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortCountU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortCountU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1040 "kernels_types.go"
+#line 1178 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1042 "kernels_types.go"
+#line 1180 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1043 "kernels_types.go"
+#line 1181 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1044 "kernels_types.go"
+#line 1182 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6032,12 +6459,10 @@ extern "C" __global__ void sort_keys_u64(const uint64_t* keysIn_p, long long key
   sortKeysU64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1050 "kernels_types.go"
+#line 1188 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU64(hg_slice<const uint64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint64_t>(keys, flags, span, hg_f);
 }
@@ -6046,17 +6471,15 @@ extern "C" __global__ void key_heads_u64(const uint64_t* keys_p, long long keys_
   keyHeadsU64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u64_checked(const uint64_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  keyHeadsU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  keyHeadsU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1057 "kernels_types.go"
+#line 1195 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1060 "kernels_types.go"
+#line 1198 "kernels_types.go"
   mergeSortBlock<Checked, uint64_t>(in, out, outI, pairs, ord, 0, 64LL, tile, sk, si, hg_f);
 }
 
@@ -6064,20 +6487,18 @@ extern "C" __global__ void merge_block_u64(const uint64_t* in_p, long long in_n,
   mergeBlockU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergeBlockU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergeBlockU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1066 "kernels_types.go"
+#line 1204 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU64(hg_slice<const uint64_t> src, hg_slice<uint64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1069 "kernels_types.go"
+#line 1207 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1070 "kernels_types.go"
+#line 1208 "kernels_types.go"
   mergePass<Checked, uint64_t>(src, dst, srcI, dstI, pairs, ord, 0, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6085,16 +6506,14 @@ extern "C" __global__ void merge_pass_u64(const uint64_t* src_p, uint64_t* dst_p
   mergePassU64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u64_checked(const uint64_t* src_p, uint64_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergePassU64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergePassU64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1076 "kernels_types.go"
+#line 1214 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountF32(hg_slice<const float> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1078 "kernels_types.go"
+#line 1216 "kernels_types.go"
   sortCount<Checked, float>(keys, counts, shift, bits, 2, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -6102,22 +6521,20 @@ extern "C" __global__ void sort_count_f32(const float* keys_p, long long keys_n,
   sortCountF32<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_f32_checked(const float* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortCountF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortCountF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1084 "kernels_types.go"
+#line 1222 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysF32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1086 "kernels_types.go"
+#line 1224 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1087 "kernels_types.go"
+#line 1225 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1088 "kernels_types.go"
+#line 1226 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6125,12 +6542,10 @@ extern "C" __global__ void sort_keys_f32(const float* keysIn_p, long long keysIn
   sortKeysF32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1094 "kernels_types.go"
+#line 1232 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsF32(hg_slice<const float> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, float>(keys, flags, span, hg_f);
 }
@@ -6139,17 +6554,15 @@ extern "C" __global__ void key_heads_f32(const float* keys_p, long long keys_n, 
   keyHeadsF32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_f32_checked(const float* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  keyHeadsF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  keyHeadsF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1101 "kernels_types.go"
+#line 1239 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1104 "kernels_types.go"
+#line 1242 "kernels_types.go"
   mergeSortBlock<Checked, float>(in, out, outI, pairs, ord, 2, 32LL, tile, sk, si, hg_f);
 }
 
@@ -6157,20 +6570,18 @@ extern "C" __global__ void merge_block_f32(const float* in_p, long long in_n, fl
   mergeBlockF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_f32_checked(const float* in_p, long long in_n, float* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergeBlockF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergeBlockF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1110 "kernels_types.go"
+#line 1248 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassF32(hg_slice<const float> src, hg_slice<float> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1113 "kernels_types.go"
+#line 1251 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1114 "kernels_types.go"
+#line 1252 "kernels_types.go"
   mergePass<Checked, float>(src, dst, srcI, dstI, pairs, ord, 2, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6178,16 +6589,14 @@ extern "C" __global__ void merge_pass_f32(const float* src_p, float* dst_p, cons
   mergePassF32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_f32_checked(const float* src_p, float* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergePassF32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
+  mergePassF32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1120 "kernels_types.go"
+#line 1258 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountF64(hg_slice<const double> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1122 "kernels_types.go"
+#line 1260 "kernels_types.go"
   sortCount<Checked, double>(keys, counts, shift, bits, 3, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -6195,311 +6604,11 @@ extern "C" __global__ void sort_count_f64(const double* keys_p, long long keys_n
   sortCountF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_f64_checked(const double* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortCountF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1128 "kernels_types.go"
-template <bool Checked> HG_DEV void sortKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_run;
-  hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1130 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
-  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1131 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
-  hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1132 "kernels_types.go"
-  sortScatter<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
-}
-
-extern "C" __global__ void sort_keys_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
-  sortKeysF64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
-}
-extern "C" __global__ void sort_keys_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1138 "kernels_types.go"
-template <bool Checked> HG_DEV void keyHeadsF64(hg_slice<const double> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
-  keyHeads<Checked, double>(keys, flags, span, hg_f);
-}
-
-extern "C" __global__ void key_heads_f64(const double* keys_p, long long keys_n, uint8_t* flags_p, long long span) {
-  keyHeadsF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
-}
-extern "C" __global__ void key_heads_f64_checked(const double* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  keyHeadsF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1145 "kernels_types.go"
-template <bool Checked> HG_DEV void mergeBlockF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
-  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
-  hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1148 "kernels_types.go"
-  mergeSortBlock<Checked, double>(in, out, outI, pairs, ord, 3, 64LL, tile, sk, si, hg_f);
-}
-
-extern "C" __global__ void merge_block_f64(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile) {
-  mergeBlockF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void merge_block_f64_checked(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergeBlockF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1154 "kernels_types.go"
-template <bool Checked> HG_DEV void mergePassF64(hg_slice<const double> src, hg_slice<double> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
-  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
-  hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1157 "kernels_types.go"
-  __shared__ hg_array<long long, 2> hg_shared_part;
-  hg_array<long long, 2>* part = &hg_shared_part;
-#line 1158 "kernels_types.go"
-  mergePass<Checked, double>(src, dst, srcI, dstI, pairs, ord, 3, 64LL, count, w, tile, sk, si, part, hg_f);
-}
-
-extern "C" __global__ void merge_pass_f64(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile) {
-  mergePassF64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void merge_pass_f64_checked(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  mergePassF64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1164 "kernels_types.go"
-template <bool Checked> HG_DEV void gatherI32(hg_slice<const int32_t> in, hg_slice<const uint32_t> idx, hg_slice<int32_t> out, long long count, long long span, hg_fault* hg_f) {
-  gather<Checked, int32_t>(in, idx, out, count, span, hg_f);
-}
-
-extern "C" __global__ void gather_i32(const int32_t* in_p, const uint32_t* idx_p, int32_t* out_p, long long count, long long span) {
-  gatherI32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
-}
-extern "C" __global__ void gather_i32_checked(const int32_t* in_p, const uint32_t* idx_p, int32_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  gatherI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1171 "kernels_types.go"
-template <bool Checked> HG_DEV void gatherU32(hg_slice<const uint32_t> in, hg_slice<const uint32_t> idx, hg_slice<uint32_t> out, long long count, long long span, hg_fault* hg_f) {
-  gather<Checked, uint32_t>(in, idx, out, count, span, hg_f);
-}
-
-extern "C" __global__ void gather_u32(const uint32_t* in_p, const uint32_t* idx_p, uint32_t* out_p, long long count, long long span) {
-  gatherU32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
-}
-extern "C" __global__ void gather_u32_checked(const uint32_t* in_p, const uint32_t* idx_p, uint32_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  gatherU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1178 "kernels_types.go"
-template <bool Checked> HG_DEV void gatherI64(hg_slice<const int64_t> in, hg_slice<const uint32_t> idx, hg_slice<int64_t> out, long long count, long long span, hg_fault* hg_f) {
-  gather<Checked, int64_t>(in, idx, out, count, span, hg_f);
-}
-
-extern "C" __global__ void gather_i64(const int64_t* in_p, const uint32_t* idx_p, int64_t* out_p, long long count, long long span) {
-  gatherI64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
-}
-extern "C" __global__ void gather_i64_checked(const int64_t* in_p, const uint32_t* idx_p, int64_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  gatherI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1185 "kernels_types.go"
-template <bool Checked> HG_DEV void gatherU64(hg_slice<const uint64_t> in, hg_slice<const uint32_t> idx, hg_slice<uint64_t> out, long long count, long long span, hg_fault* hg_f) {
-  gather<Checked, uint64_t>(in, idx, out, count, span, hg_f);
-}
-
-extern "C" __global__ void gather_u64(const uint64_t* in_p, const uint32_t* idx_p, uint64_t* out_p, long long count, long long span) {
-  gatherU64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
-}
-extern "C" __global__ void gather_u64_checked(const uint64_t* in_p, const uint32_t* idx_p, uint64_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  gatherU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1192 "kernels_types.go"
-template <bool Checked> HG_DEV void gatherF32(hg_slice<const float> in, hg_slice<const uint32_t> idx, hg_slice<float> out, long long count, long long span, hg_fault* hg_f) {
-  gather<Checked, float>(in, idx, out, count, span, hg_f);
-}
-
-extern "C" __global__ void gather_f32(const float* in_p, const uint32_t* idx_p, float* out_p, long long count, long long span) {
-  gatherF32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
-}
-extern "C" __global__ void gather_f32_checked(const float* in_p, const uint32_t* idx_p, float* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  gatherF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1199 "kernels_types.go"
-template <bool Checked> HG_DEV void gatherF64(hg_slice<const double> in, hg_slice<const uint32_t> idx, hg_slice<double> out, long long count, long long span, hg_fault* hg_f) {
-  gather<Checked, double>(in, idx, out, count, span, hg_f);
-}
-
-extern "C" __global__ void gather_f64(const double* in_p, const uint32_t* idx_p, double* out_p, long long count, long long span) {
-  gatherF64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
-}
-extern "C" __global__ void gather_f64_checked(const double* in_p, const uint32_t* idx_p, double* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  gatherF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1206 "kernels_types.go"
-template <bool Checked> HG_DEV void sortPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_run;
-  hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1208 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
-  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1209 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
-  hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1210 "kernels_types.go"
-  sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
-}
-
-extern "C" __global__ void sort_pairs_i32_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
-  sortPairsI32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
-}
-extern "C" __global__ void sort_pairs_i32_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1216 "kernels_types.go"
-template <bool Checked> HG_DEV void sortPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_run;
-  hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1218 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
-  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1219 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
-  hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1220 "kernels_types.go"
-  sortScatter<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
-}
-
-extern "C" __global__ void sort_pairs_i32_u32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
-  sortPairsI32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
-}
-extern "C" __global__ void sort_pairs_i32_u32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1226 "kernels_types.go"
-template <bool Checked> HG_DEV void sortPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_run;
-  hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1228 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
-  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1229 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
-  hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1230 "kernels_types.go"
-  sortScatter<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
-}
-
-extern "C" __global__ void sort_pairs_i32_i64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
-  sortPairsI32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
-}
-extern "C" __global__ void sort_pairs_i32_i64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1236 "kernels_types.go"
-template <bool Checked> HG_DEV void sortPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_run;
-  hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1238 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
-  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1239 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
-  hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1240 "kernels_types.go"
-  sortScatter<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
-}
-
-extern "C" __global__ void sort_pairs_i32_u64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
-  sortPairsI32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
-}
-extern "C" __global__ void sort_pairs_i32_u64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1246 "kernels_types.go"
-template <bool Checked> HG_DEV void sortPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_run;
-  hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1248 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
-  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1249 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
-  hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1250 "kernels_types.go"
-  sortScatter<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
-}
-
-extern "C" __global__ void sort_pairs_i32_f32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
-  sortPairsI32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
-}
-extern "C" __global__ void sort_pairs_i32_f32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
-}
-
-#line 1256 "kernels_types.go"
-template <bool Checked> HG_DEV void sortPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_run;
-  hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1258 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
-  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1259 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
-  hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1260 "kernels_types.go"
-  sortScatter<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
-}
-
-extern "C" __global__ void sort_pairs_i32_f64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
-  sortPairsI32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
-}
-extern "C" __global__ void sort_pairs_i32_f64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortCountF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
 #line 1266 "kernels_types.go"
-template <bool Checked> HG_DEV void sortPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1268 "kernels_types.go"
@@ -6509,6 +6618,272 @@ template <bool Checked> HG_DEV void sortPairsU32I32(hg_slice<const uint32_t> key
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
 #line 1270 "kernels_types.go"
+  sortScatter<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
+}
+
+extern "C" __global__ void sort_keys_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
+  sortKeysF64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
+}
+extern "C" __global__ void sort_keys_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
+  sortKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+}
+
+#line 1276 "kernels_types.go"
+template <bool Checked> HG_DEV void keyHeadsF64(hg_slice<const double> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+  keyHeads<Checked, double>(keys, flags, span, hg_f);
+}
+
+extern "C" __global__ void key_heads_f64(const double* keys_p, long long keys_n, uint8_t* flags_p, long long span) {
+  keyHeadsF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
+}
+extern "C" __global__ void key_heads_f64_checked(const double* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
+  keyHeadsF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+}
+
+#line 1283 "kernels_types.go"
+template <bool Checked> HG_DEV void mergeBlockF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 1286 "kernels_types.go"
+  mergeSortBlock<Checked, double>(in, out, outI, pairs, ord, 3, 64LL, tile, sk, si, hg_f);
+}
+
+extern "C" __global__ void merge_block_f64(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile) {
+  mergeBlockF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_block_f64_checked(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
+  mergeBlockF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 1292 "kernels_types.go"
+template <bool Checked> HG_DEV void mergePassF64(hg_slice<const double> src, hg_slice<double> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 1295 "kernels_types.go"
+  __shared__ hg_array<long long, 2> hg_shared_part;
+  hg_array<long long, 2>* part = &hg_shared_part;
+#line 1296 "kernels_types.go"
+  mergePass<Checked, double>(src, dst, srcI, dstI, pairs, ord, 3, 64LL, count, w, tile, sk, si, part, hg_f);
+}
+
+extern "C" __global__ void merge_pass_f64(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile) {
+  mergePassF64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_pass_f64_checked(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
+  mergePassF64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+}
+
+#line 1302 "kernels_types.go"
+template <bool Checked> HG_DEV void gatherI32(hg_slice<const int32_t> in, hg_slice<const uint32_t> idx, hg_slice<int32_t> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, int32_t>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_i32(const int32_t* in_p, const uint32_t* idx_p, int32_t* out_p, long long count, long long span) {
+  gatherI32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_i32_checked(const int32_t* in_p, const uint32_t* idx_p, int32_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  gatherI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+}
+
+#line 1309 "kernels_types.go"
+template <bool Checked> HG_DEV void gatherU32(hg_slice<const uint32_t> in, hg_slice<const uint32_t> idx, hg_slice<uint32_t> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, uint32_t>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_u32(const uint32_t* in_p, const uint32_t* idx_p, uint32_t* out_p, long long count, long long span) {
+  gatherU32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_u32_checked(const uint32_t* in_p, const uint32_t* idx_p, uint32_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  gatherU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+}
+
+#line 1316 "kernels_types.go"
+template <bool Checked> HG_DEV void gatherI64(hg_slice<const int64_t> in, hg_slice<const uint32_t> idx, hg_slice<int64_t> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, int64_t>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_i64(const int64_t* in_p, const uint32_t* idx_p, int64_t* out_p, long long count, long long span) {
+  gatherI64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_i64_checked(const int64_t* in_p, const uint32_t* idx_p, int64_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  gatherI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+}
+
+#line 1323 "kernels_types.go"
+template <bool Checked> HG_DEV void gatherU64(hg_slice<const uint64_t> in, hg_slice<const uint32_t> idx, hg_slice<uint64_t> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, uint64_t>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_u64(const uint64_t* in_p, const uint32_t* idx_p, uint64_t* out_p, long long count, long long span) {
+  gatherU64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_u64_checked(const uint64_t* in_p, const uint32_t* idx_p, uint64_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  gatherU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+}
+
+#line 1330 "kernels_types.go"
+template <bool Checked> HG_DEV void gatherF32(hg_slice<const float> in, hg_slice<const uint32_t> idx, hg_slice<float> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, float>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_f32(const float* in_p, const uint32_t* idx_p, float* out_p, long long count, long long span) {
+  gatherF32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_f32_checked(const float* in_p, const uint32_t* idx_p, float* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  gatherF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+}
+
+#line 1337 "kernels_types.go"
+template <bool Checked> HG_DEV void gatherF64(hg_slice<const double> in, hg_slice<const uint32_t> idx, hg_slice<double> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, double>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_f64(const double* in_p, const uint32_t* idx_p, double* out_p, long long count, long long span) {
+  gatherF64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_f64_checked(const double* in_p, const uint32_t* idx_p, double* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  gatherF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
+}
+
+#line 1344 "kernels_types.go"
+template <bool Checked> HG_DEV void sortPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_run;
+  hg_array<uint32_t, 256>* run = &hg_shared_run;
+#line 1346 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
+  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
+#line 1347 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
+  hg_array<uint32_t, 4096>* off = &hg_shared_off;
+#line 1348 "kernels_types.go"
+  sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
+}
+
+extern "C" __global__ void sort_pairs_i32_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
+  sortPairsI32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
+}
+extern "C" __global__ void sort_pairs_i32_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
+  sortPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+}
+
+#line 1354 "kernels_types.go"
+template <bool Checked> HG_DEV void sortPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_run;
+  hg_array<uint32_t, 256>* run = &hg_shared_run;
+#line 1356 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
+  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
+#line 1357 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
+  hg_array<uint32_t, 4096>* off = &hg_shared_off;
+#line 1358 "kernels_types.go"
+  sortScatter<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
+}
+
+extern "C" __global__ void sort_pairs_i32_u32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
+  sortPairsI32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
+}
+extern "C" __global__ void sort_pairs_i32_u32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
+  sortPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+}
+
+#line 1364 "kernels_types.go"
+template <bool Checked> HG_DEV void sortPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_run;
+  hg_array<uint32_t, 256>* run = &hg_shared_run;
+#line 1366 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
+  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
+#line 1367 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
+  hg_array<uint32_t, 4096>* off = &hg_shared_off;
+#line 1368 "kernels_types.go"
+  sortScatter<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
+}
+
+extern "C" __global__ void sort_pairs_i32_i64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
+  sortPairsI32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
+}
+extern "C" __global__ void sort_pairs_i32_i64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
+  sortPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+}
+
+#line 1374 "kernels_types.go"
+template <bool Checked> HG_DEV void sortPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_run;
+  hg_array<uint32_t, 256>* run = &hg_shared_run;
+#line 1376 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
+  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
+#line 1377 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
+  hg_array<uint32_t, 4096>* off = &hg_shared_off;
+#line 1378 "kernels_types.go"
+  sortScatter<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
+}
+
+extern "C" __global__ void sort_pairs_i32_u64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
+  sortPairsI32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
+}
+extern "C" __global__ void sort_pairs_i32_u64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
+  sortPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+}
+
+#line 1384 "kernels_types.go"
+template <bool Checked> HG_DEV void sortPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_run;
+  hg_array<uint32_t, 256>* run = &hg_shared_run;
+#line 1386 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
+  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
+#line 1387 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
+  hg_array<uint32_t, 4096>* off = &hg_shared_off;
+#line 1388 "kernels_types.go"
+  sortScatter<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
+}
+
+extern "C" __global__ void sort_pairs_i32_f32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
+  sortPairsI32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
+}
+extern "C" __global__ void sort_pairs_i32_f32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
+  sortPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+}
+
+#line 1394 "kernels_types.go"
+template <bool Checked> HG_DEV void sortPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_run;
+  hg_array<uint32_t, 256>* run = &hg_shared_run;
+#line 1396 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
+  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
+#line 1397 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
+  hg_array<uint32_t, 4096>* off = &hg_shared_off;
+#line 1398 "kernels_types.go"
+  sortScatter<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
+}
+
+extern "C" __global__ void sort_pairs_i32_f64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
+  sortPairsI32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
+}
+extern "C" __global__ void sort_pairs_i32_f64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
+  sortPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+}
+
+#line 1404 "kernels_types.go"
+template <bool Checked> HG_DEV void sortPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_run;
+  hg_array<uint32_t, 256>* run = &hg_shared_run;
+#line 1406 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
+  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
+#line 1407 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
+  hg_array<uint32_t, 4096>* off = &hg_shared_off;
+#line 1408 "kernels_types.go"
   sortScatter<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6516,22 +6891,20 @@ extern "C" __global__ void sort_pairs_u32_i32(const uint32_t* keysIn_p, long lon
   sortPairsU32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_i32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1276 "kernels_types.go"
+#line 1414 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32U32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1278 "kernels_types.go"
+#line 1416 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1279 "kernels_types.go"
+#line 1417 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1280 "kernels_types.go"
+#line 1418 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6539,22 +6912,20 @@ extern "C" __global__ void sort_pairs_u32_u32(const uint32_t* keysIn_p, long lon
   sortPairsU32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1286 "kernels_types.go"
+#line 1424 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32I64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1288 "kernels_types.go"
+#line 1426 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1289 "kernels_types.go"
+#line 1427 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1290 "kernels_types.go"
+#line 1428 "kernels_types.go"
   sortScatter<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6562,22 +6933,20 @@ extern "C" __global__ void sort_pairs_u32_i64(const uint32_t* keysIn_p, long lon
   sortPairsU32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_i64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1296 "kernels_types.go"
+#line 1434 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32U64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1298 "kernels_types.go"
+#line 1436 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1299 "kernels_types.go"
+#line 1437 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1300 "kernels_types.go"
+#line 1438 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6585,22 +6954,20 @@ extern "C" __global__ void sort_pairs_u32_u64(const uint32_t* keysIn_p, long lon
   sortPairsU32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_u64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1306 "kernels_types.go"
+#line 1444 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32F32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1308 "kernels_types.go"
+#line 1446 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1309 "kernels_types.go"
+#line 1447 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1310 "kernels_types.go"
+#line 1448 "kernels_types.go"
   sortScatter<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6608,22 +6975,20 @@ extern "C" __global__ void sort_pairs_u32_f32(const uint32_t* keysIn_p, long lon
   sortPairsU32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_f32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1316 "kernels_types.go"
+#line 1454 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32F64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1318 "kernels_types.go"
+#line 1456 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1319 "kernels_types.go"
+#line 1457 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1320 "kernels_types.go"
+#line 1458 "kernels_types.go"
   sortScatter<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6631,22 +6996,20 @@ extern "C" __global__ void sort_pairs_u32_f64(const uint32_t* keysIn_p, long lon
   sortPairsU32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_f64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1326 "kernels_types.go"
+#line 1464 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64I32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1328 "kernels_types.go"
+#line 1466 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1329 "kernels_types.go"
+#line 1467 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1330 "kernels_types.go"
+#line 1468 "kernels_types.go"
   sortScatter<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6654,22 +7017,20 @@ extern "C" __global__ void sort_pairs_i64_i32(const int64_t* keysIn_p, long long
   sortPairsI64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_i32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1336 "kernels_types.go"
+#line 1474 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64U32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1338 "kernels_types.go"
+#line 1476 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1339 "kernels_types.go"
+#line 1477 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1340 "kernels_types.go"
+#line 1478 "kernels_types.go"
   sortScatter<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6677,22 +7038,20 @@ extern "C" __global__ void sort_pairs_i64_u32(const int64_t* keysIn_p, long long
   sortPairsI64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_u32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1346 "kernels_types.go"
+#line 1484 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64I64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1348 "kernels_types.go"
+#line 1486 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1349 "kernels_types.go"
+#line 1487 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1350 "kernels_types.go"
+#line 1488 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6700,22 +7059,20 @@ extern "C" __global__ void sort_pairs_i64_i64(const int64_t* keysIn_p, long long
   sortPairsI64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1356 "kernels_types.go"
+#line 1494 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64U64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1358 "kernels_types.go"
+#line 1496 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1359 "kernels_types.go"
+#line 1497 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1360 "kernels_types.go"
+#line 1498 "kernels_types.go"
   sortScatter<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6723,22 +7080,20 @@ extern "C" __global__ void sort_pairs_i64_u64(const int64_t* keysIn_p, long long
   sortPairsI64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_u64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1366 "kernels_types.go"
+#line 1504 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64F32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1368 "kernels_types.go"
+#line 1506 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1369 "kernels_types.go"
+#line 1507 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1370 "kernels_types.go"
+#line 1508 "kernels_types.go"
   sortScatter<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6746,22 +7101,20 @@ extern "C" __global__ void sort_pairs_i64_f32(const int64_t* keysIn_p, long long
   sortPairsI64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_f32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1376 "kernels_types.go"
+#line 1514 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64F64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1378 "kernels_types.go"
+#line 1516 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1379 "kernels_types.go"
+#line 1517 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1380 "kernels_types.go"
+#line 1518 "kernels_types.go"
   sortScatter<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6769,22 +7122,20 @@ extern "C" __global__ void sort_pairs_i64_f64(const int64_t* keysIn_p, long long
   sortPairsI64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_f64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1386 "kernels_types.go"
+#line 1524 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64I32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1388 "kernels_types.go"
+#line 1526 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1389 "kernels_types.go"
+#line 1527 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1390 "kernels_types.go"
+#line 1528 "kernels_types.go"
   sortScatter<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6792,22 +7143,20 @@ extern "C" __global__ void sort_pairs_u64_i32(const uint64_t* keysIn_p, long lon
   sortPairsU64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_i32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1396 "kernels_types.go"
+#line 1534 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64U32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1398 "kernels_types.go"
+#line 1536 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1399 "kernels_types.go"
+#line 1537 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1400 "kernels_types.go"
+#line 1538 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6815,22 +7164,20 @@ extern "C" __global__ void sort_pairs_u64_u32(const uint64_t* keysIn_p, long lon
   sortPairsU64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_u32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1406 "kernels_types.go"
+#line 1544 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64I64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1408 "kernels_types.go"
+#line 1546 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1409 "kernels_types.go"
+#line 1547 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1410 "kernels_types.go"
+#line 1548 "kernels_types.go"
   sortScatter<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6838,22 +7185,20 @@ extern "C" __global__ void sort_pairs_u64_i64(const uint64_t* keysIn_p, long lon
   sortPairsU64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_i64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1416 "kernels_types.go"
+#line 1554 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64U64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1418 "kernels_types.go"
+#line 1556 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1419 "kernels_types.go"
+#line 1557 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1420 "kernels_types.go"
+#line 1558 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6861,22 +7206,20 @@ extern "C" __global__ void sort_pairs_u64_u64(const uint64_t* keysIn_p, long lon
   sortPairsU64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1426 "kernels_types.go"
+#line 1564 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64F32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1428 "kernels_types.go"
+#line 1566 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1429 "kernels_types.go"
+#line 1567 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1430 "kernels_types.go"
+#line 1568 "kernels_types.go"
   sortScatter<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6884,22 +7227,20 @@ extern "C" __global__ void sort_pairs_u64_f32(const uint64_t* keysIn_p, long lon
   sortPairsU64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_f32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1436 "kernels_types.go"
+#line 1574 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64F64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1438 "kernels_types.go"
+#line 1576 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1439 "kernels_types.go"
+#line 1577 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1440 "kernels_types.go"
+#line 1578 "kernels_types.go"
   sortScatter<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6907,22 +7248,20 @@ extern "C" __global__ void sort_pairs_u64_f64(const uint64_t* keysIn_p, long lon
   sortPairsU64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_f64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1446 "kernels_types.go"
+#line 1584 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32I32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1448 "kernels_types.go"
+#line 1586 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1449 "kernels_types.go"
+#line 1587 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1450 "kernels_types.go"
+#line 1588 "kernels_types.go"
   sortScatter<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6930,22 +7269,20 @@ extern "C" __global__ void sort_pairs_f32_i32(const float* keysIn_p, long long k
   sortPairsF32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_i32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1456 "kernels_types.go"
+#line 1594 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32U32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1458 "kernels_types.go"
+#line 1596 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1459 "kernels_types.go"
+#line 1597 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1460 "kernels_types.go"
+#line 1598 "kernels_types.go"
   sortScatter<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6953,22 +7290,20 @@ extern "C" __global__ void sort_pairs_f32_u32(const float* keysIn_p, long long k
   sortPairsF32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_u32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1466 "kernels_types.go"
+#line 1604 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32I64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1468 "kernels_types.go"
+#line 1606 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1469 "kernels_types.go"
+#line 1607 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1470 "kernels_types.go"
+#line 1608 "kernels_types.go"
   sortScatter<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6976,22 +7311,20 @@ extern "C" __global__ void sort_pairs_f32_i64(const float* keysIn_p, long long k
   sortPairsF32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_i64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1476 "kernels_types.go"
+#line 1614 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32U64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1478 "kernels_types.go"
+#line 1616 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1479 "kernels_types.go"
+#line 1617 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1480 "kernels_types.go"
+#line 1618 "kernels_types.go"
   sortScatter<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6999,22 +7332,20 @@ extern "C" __global__ void sort_pairs_f32_u64(const float* keysIn_p, long long k
   sortPairsF32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_u64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1486 "kernels_types.go"
+#line 1624 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32F32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1488 "kernels_types.go"
+#line 1626 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1489 "kernels_types.go"
+#line 1627 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1490 "kernels_types.go"
+#line 1628 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7022,22 +7353,20 @@ extern "C" __global__ void sort_pairs_f32_f32(const float* keysIn_p, long long k
   sortPairsF32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1496 "kernels_types.go"
+#line 1634 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32F64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1498 "kernels_types.go"
+#line 1636 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1499 "kernels_types.go"
+#line 1637 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1500 "kernels_types.go"
+#line 1638 "kernels_types.go"
   sortScatter<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7045,22 +7374,20 @@ extern "C" __global__ void sort_pairs_f32_f64(const float* keysIn_p, long long k
   sortPairsF32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_f64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1506 "kernels_types.go"
+#line 1644 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64I32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1508 "kernels_types.go"
+#line 1646 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1509 "kernels_types.go"
+#line 1647 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1510 "kernels_types.go"
+#line 1648 "kernels_types.go"
   sortScatter<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7068,22 +7395,20 @@ extern "C" __global__ void sort_pairs_f64_i32(const double* keysIn_p, long long 
   sortPairsF64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_i32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1516 "kernels_types.go"
+#line 1654 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64U32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1518 "kernels_types.go"
+#line 1656 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1519 "kernels_types.go"
+#line 1657 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1520 "kernels_types.go"
+#line 1658 "kernels_types.go"
   sortScatter<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7091,22 +7416,20 @@ extern "C" __global__ void sort_pairs_f64_u32(const double* keysIn_p, long long 
   sortPairsF64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_u32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1526 "kernels_types.go"
+#line 1664 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64I64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1528 "kernels_types.go"
+#line 1666 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1529 "kernels_types.go"
+#line 1667 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1530 "kernels_types.go"
+#line 1668 "kernels_types.go"
   sortScatter<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7114,22 +7437,20 @@ extern "C" __global__ void sort_pairs_f64_i64(const double* keysIn_p, long long 
   sortPairsF64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_i64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1536 "kernels_types.go"
+#line 1674 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64U64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1538 "kernels_types.go"
+#line 1676 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1539 "kernels_types.go"
+#line 1677 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1540 "kernels_types.go"
+#line 1678 "kernels_types.go"
   sortScatter<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7137,22 +7458,20 @@ extern "C" __global__ void sort_pairs_f64_u64(const double* keysIn_p, long long 
   sortPairsF64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_u64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1546 "kernels_types.go"
+#line 1684 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64F32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1548 "kernels_types.go"
+#line 1686 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1549 "kernels_types.go"
+#line 1687 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1550 "kernels_types.go"
+#line 1688 "kernels_types.go"
   sortScatter<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7160,22 +7479,20 @@ extern "C" __global__ void sort_pairs_f64_f32(const double* keysIn_p, long long 
   sortPairsF64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_f32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1556 "kernels_types.go"
+#line 1694 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64F64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1558 "kernels_types.go"
+#line 1696 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1559 "kernels_types.go"
+#line 1697 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1560 "kernels_types.go"
+#line 1698 "kernels_types.go"
   sortScatter<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7183,9 +7500,7 @@ extern "C" __global__ void sort_pairs_f64_f64(const double* keysIn_p, long long 
   sortPairsF64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
 #line 10 "sort_types.go"
@@ -7200,9 +7515,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i8(const int8_t* key
   sortHistI8<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i8_checked(const int8_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortHistI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortHistI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
 }
 
 #line 18 "sort_types.go"
@@ -7229,9 +7542,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8(const int8_t* ke
   sweepKeysI8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8_checked(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 30 "sort_types.go"
@@ -7246,9 +7557,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u8(const uint8_t* ke
   sortHistU8<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u8_checked(const uint8_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortHistU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortHistU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
 }
 
 #line 38 "sort_types.go"
@@ -7275,9 +7584,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8(const uint8_t* k
   sweepKeysU8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8_checked(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 50 "sort_types.go"
@@ -7292,9 +7599,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i16(const int16_t* k
   sortHistI16<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i16_checked(const int16_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortHistI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortHistI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
 }
 
 #line 58 "sort_types.go"
@@ -7321,9 +7626,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16(const int16_t* 
   sweepKeysI16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16_checked(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 70 "sort_types.go"
@@ -7338,9 +7641,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u16(const uint16_t* 
   sortHistU16<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u16_checked(const uint16_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortHistU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortHistU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
 }
 
 #line 78 "sort_types.go"
@@ -7367,9 +7668,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16(const uint16_t*
   sweepKeysU16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16_checked(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 90 "sort_types.go"
@@ -7384,9 +7683,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i32(const int32_t* k
   sortHistI32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i32_checked(const int32_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortHistI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortHistI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
 }
 
 #line 98 "sort_types.go"
@@ -7413,9 +7710,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32(const int32_t* 
   sweepKeysI32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 110 "sort_types.go"
@@ -7430,9 +7725,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u32(const uint32_t* 
   sortHistU32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u32_checked(const uint32_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortHistU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortHistU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
 }
 
 #line 118 "sort_types.go"
@@ -7459,9 +7752,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32(const uint32_t*
   sweepKeysU32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 130 "sort_types.go"
@@ -7476,9 +7767,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i64(const int64_t* k
   sortHistI64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i64_checked(const int64_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortHistI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortHistI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
 }
 
 #line 138 "sort_types.go"
@@ -7505,9 +7794,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64(const int64_t* 
   sweepKeysI64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 150 "sort_types.go"
@@ -7522,9 +7809,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u64(const uint64_t* 
   sortHistU64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u64_checked(const uint64_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortHistU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortHistU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
 }
 
 #line 158 "sort_types.go"
@@ -7551,9 +7836,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64(const uint64_t*
   sweepKeysU64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 170 "sort_types.go"
@@ -7568,9 +7851,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_f32(const float* key
   sortHistF32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_f32_checked(const float* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortHistF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortHistF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
 }
 
 #line 178 "sort_types.go"
@@ -7597,9 +7878,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32(const float* ke
   sweepKeysF32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 190 "sort_types.go"
@@ -7614,9 +7893,7 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_f64(const double* ke
   sortHistF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_f64_checked(const double* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sortHistF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sortHistF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
 }
 
 #line 198 "sort_types.go"
@@ -7643,9 +7920,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64(const double* k
   sweepKeysF64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 210 "sort_types.go"
@@ -7675,9 +7950,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32(const int3
   sweepPairsI32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 223 "sort_types.go"
@@ -7707,9 +7980,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32(const int3
   sweepPairsI32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 236 "sort_types.go"
@@ -7739,9 +8010,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64(const int3
   sweepPairsI32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 249 "sort_types.go"
@@ -7771,9 +8040,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64(const int3
   sweepPairsI32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 262 "sort_types.go"
@@ -7803,9 +8070,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32(const int3
   sweepPairsI32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 275 "sort_types.go"
@@ -7835,9 +8100,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64(const int3
   sweepPairsI32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 288 "sort_types.go"
@@ -7867,9 +8130,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32(const uint
   sweepPairsU32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 301 "sort_types.go"
@@ -7899,9 +8160,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32(const uint
   sweepPairsU32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 314 "sort_types.go"
@@ -7931,9 +8190,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64(const uint
   sweepPairsU32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 327 "sort_types.go"
@@ -7963,9 +8220,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64(const uint
   sweepPairsU32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 340 "sort_types.go"
@@ -7995,9 +8250,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32(const uint
   sweepPairsU32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 353 "sort_types.go"
@@ -8027,9 +8280,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64(const uint
   sweepPairsU32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 366 "sort_types.go"
@@ -8059,9 +8310,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32(const int6
   sweepPairsI64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 379 "sort_types.go"
@@ -8091,9 +8340,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32(const int6
   sweepPairsI64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 392 "sort_types.go"
@@ -8123,9 +8370,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64(const int6
   sweepPairsI64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 405 "sort_types.go"
@@ -8155,9 +8400,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64(const int6
   sweepPairsI64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 418 "sort_types.go"
@@ -8187,9 +8430,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32(const int6
   sweepPairsI64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 431 "sort_types.go"
@@ -8219,9 +8460,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64(const int6
   sweepPairsI64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 444 "sort_types.go"
@@ -8251,9 +8490,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32(const uint
   sweepPairsU64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 457 "sort_types.go"
@@ -8283,9 +8520,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32(const uint
   sweepPairsU64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 470 "sort_types.go"
@@ -8315,9 +8550,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64(const uint
   sweepPairsU64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 483 "sort_types.go"
@@ -8347,9 +8580,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64(const uint
   sweepPairsU64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 496 "sort_types.go"
@@ -8379,9 +8610,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32(const uint
   sweepPairsU64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 509 "sort_types.go"
@@ -8411,9 +8640,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64(const uint
   sweepPairsU64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 522 "sort_types.go"
@@ -8443,9 +8670,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32(const floa
   sweepPairsF32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 535 "sort_types.go"
@@ -8475,9 +8700,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32(const floa
   sweepPairsF32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 548 "sort_types.go"
@@ -8507,9 +8730,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64(const floa
   sweepPairsF32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 561 "sort_types.go"
@@ -8539,9 +8760,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64(const floa
   sweepPairsF32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 574 "sort_types.go"
@@ -8571,9 +8790,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32(const floa
   sweepPairsF32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 587 "sort_types.go"
@@ -8603,9 +8820,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64(const floa
   sweepPairsF32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 600 "sort_types.go"
@@ -8635,9 +8850,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32(const doub
   sweepPairsF64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 613 "sort_types.go"
@@ -8667,9 +8880,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32(const doub
   sweepPairsF64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 626 "sort_types.go"
@@ -8699,9 +8910,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64(const doub
   sweepPairsF64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 639 "sort_types.go"
@@ -8731,9 +8940,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64(const doub
   sweepPairsF64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 652 "sort_types.go"
@@ -8763,9 +8970,7 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32(const doub
   sweepPairsF64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 665 "sort_types.go"
@@ -8795,8 +9000,6 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64(const doub
   sweepPairsF64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  hg_fault hg_own = {};
-  sweepPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
-  hg_publish(hg_f, hg_own);
+  sweepPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 

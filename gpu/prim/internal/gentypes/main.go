@@ -90,11 +90,34 @@ func scan{{.Sfx}}(t kernel.Thread, in, out, offs []{{.Go}}, useOffs, exclusive b
 // scanLB{{.Sfx}} is the single-pass scan over {{.Go}}.
 //
 //hipgo:kernel
-func scanLB{{.Sfx}}(t kernel.Thread, in, out, agg, incl []{{.Go}}, flags []uint32, exclusive bool, tile int) {
+func scanLB{{.Sfx}}(t kernel.Thread, in, out, agg, incl []{{.Go}}, states []uint64, exclusive, vec bool, tile int) {
 	warps := kernel.Shared[[32]{{.Go}}](t)
 	bcast := kernel.Shared[[32]{{.Go}}](t)
+	id := kernel.Shared[[2]uint64](t) // 16 bytes: the cpu agent's dynamic shared memory, after the static, starts 16-byte aligned as a GPU's
 	sh := kernel.DynamicShared[{{.Go}}](t)
-	scanLookBack(t, in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast)
+	b := lbTicket(t, states, id)
+	lo := b * tile
+	lbLoadVec{{.Vec}}(t, in, sh, lo, tile, vec)
+	scanLookBack(t, agg, incl, states, exclusive, b, tile, {{eq .Width 32}}, {{.Kind}}, sh, warps, bcast)
+	lbStoreVec{{.Vec}}(t, out, sh, lo, tile, vec)
+}
+
+// segScanLB{{.Sfx}} is the single-pass scan by key over {{.Go}} values.
+//
+//hipgo:kernel
+func segScanLB{{.Sfx}}(t kernel.Thread, in []{{.Go}}, heads []uint8, out, agg, incl []{{.Go}}, states []uint64, exclusive, vec bool, tile int) {
+	shf := kernel.Shared[[2816]uint8](t)
+	warpsF := kernel.Shared[[32]int32](t)
+	warpsV := kernel.Shared[[32]{{.Go}}](t)
+	bcast := kernel.Shared[[32]{{.Go}}](t)
+	id := kernel.Shared[[2]uint64](t) // 16 bytes: see scanLB{{.Sfx}}
+	sh := kernel.DynamicShared[{{.Go}}](t)
+	b := lbTicket(t, states, id)
+	lo := b * tile
+	lbLoadHeads(t, heads, shf, lo, tile)
+	lbLoadVec{{.Vec}}(t, in, sh, lo, tile, vec)
+	segScanLookBack(t, agg, incl, states, exclusive, b, tile, {{eq .Width 32}}, {{.Kind}}, sh, shf, warpsF, warpsV, bcast)
+	lbStoreVec{{.Vec}}(t, out, sh, lo, tile, vec)
 }
 
 // unary{{.Sfx}} is Transform over {{.Go}}.
@@ -246,10 +269,11 @@ type (
 	sortCountLaunch[K any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[uint32], int, int, bool, int) error
 	sortKeysLaunch[K any]  = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[uint32], int, int, bool, int) error
 	histogramLaunch[T any]  = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint32], bool, float64, float64, float64, int64, int64, int, int) error
-	scanLBLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[uint32], bool, int) error
+	scanLBLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[uint64], bool, bool, int) error
 	segReduceLaunch[T any]  = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[int64], buffer.Array[T], T, int32, int) error
 	selectCountLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[int64], int32, T, int) error
 	selectScatterLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[T], buffer.Array[int64], bool, bool, int32, T, buffer.Array[int64], buffer.Array[int64], buffer.Array[int64], bool, bool, int) error
+	segScanLBLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[T], buffer.Array[T], buffer.Array[T], buffer.Array[uint64], bool, bool, int) error
 	segScanLaunch[T any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[T], buffer.Array[uint8], buffer.Array[T], buffer.Array[T], buffer.Array[uint8], buffer.Array[T], int32, bool, int, int) error
 	keyHeadsLaunch[K any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[uint8], int) error
 	sortPairsLaunch[K, V any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[V], buffer.Array[V], buffer.Array[uint32], int, int, bool, int) error
@@ -271,10 +295,11 @@ type numLaunchers[T any] struct {
 	selScatter selectScatterLaunch[T]
 	segScan   segScanLaunch[T]
 	scanLB    scanLBLaunch[T]
+	segScanLB segScanLBLaunch[T]
 }
 
 var ({{range .Nums}}
-	num{{.Sfx}} = numLaunchers[{{.Go}}]{LaunchReduce{{.Sfx}}, LaunchArgReduce{{.Sfx}}, LaunchScanUp{{.Sfx}}, LaunchScan{{.Sfx}}, LaunchUnary{{.Sfx}}, LaunchBinary{{.Sfx}}, LaunchSegReduce{{.Sfx}}, LaunchSelectCount{{.Sfx}}, LaunchSelectScatter{{.Sfx}}, LaunchSegScan{{.Sfx}}, LaunchScanLB{{.Sfx}}}{{end}}
+	num{{.Sfx}} = numLaunchers[{{.Go}}]{LaunchReduce{{.Sfx}}, LaunchArgReduce{{.Sfx}}, LaunchScanUp{{.Sfx}}, LaunchScan{{.Sfx}}, LaunchUnary{{.Sfx}}, LaunchBinary{{.Sfx}}, LaunchSegReduce{{.Sfx}}, LaunchSelectCount{{.Sfx}}, LaunchSelectScatter{{.Sfx}}, LaunchSegScan{{.Sfx}}, LaunchScanLB{{.Sfx}}, LaunchSegScanLB{{.Sfx}}}{{end}}
 )
 
 // numFor is T's launchers, nil where T is no numeric type of the package.
