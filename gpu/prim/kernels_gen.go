@@ -20,24 +20,18 @@ import (
 //go:embed gen/prim.cu
 var goKernelsSource string
 
-//go:embed gen/prim.hipfb.zst
-var goKernelsObject0 string
-
 //go:embed gen/prim_sm90.ptx.zst
-var goKernelsObject1 string
-
-//go:embed gen/prim_sm80.ptx.zst
-var goKernelsObject2 string
+var goKernelsObject0 string
 
 // goKernels is the package's Go kernels in every form: the Go functions for
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "prim",
-	Set:     kernel.NewSet("prim", runLengthsKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel, sortHistI8Kernel, sweepKeysI8Kernel, sortHistU8Kernel, sweepKeysU8Kernel, sortHistI16Kernel, sweepKeysI16Kernel, sortHistU16Kernel, sweepKeysU16Kernel, sortHistI32Kernel, sweepKeysI32Kernel, sortHistU32Kernel, sweepKeysU32Kernel, sortHistI64Kernel, sweepKeysI64Kernel, sortHistU64Kernel, sweepKeysU64Kernel, sortHistF32Kernel, sweepKeysF32Kernel, sortHistF64Kernel, sweepKeysF64Kernel, sweepPairsI32I32Kernel, sweepPairsI32U32Kernel, sweepPairsI32I64Kernel, sweepPairsI32U64Kernel, sweepPairsI32F32Kernel, sweepPairsI32F64Kernel, sweepPairsU32I32Kernel, sweepPairsU32U32Kernel, sweepPairsU32I64Kernel, sweepPairsU32U64Kernel, sweepPairsU32F32Kernel, sweepPairsU32F64Kernel, sweepPairsI64I32Kernel, sweepPairsI64U32Kernel, sweepPairsI64I64Kernel, sweepPairsI64U64Kernel, sweepPairsI64F32Kernel, sweepPairsI64F64Kernel, sweepPairsU64I32Kernel, sweepPairsU64U32Kernel, sweepPairsU64I64Kernel, sweepPairsU64U64Kernel, sweepPairsU64F32Kernel, sweepPairsU64F64Kernel, sweepPairsF32I32Kernel, sweepPairsF32U32Kernel, sweepPairsF32I64Kernel, sweepPairsF32U64Kernel, sweepPairsF32F32Kernel, sweepPairsF32F64Kernel, sweepPairsF64I32Kernel, sweepPairsF64U32Kernel, sweepPairsF64I64Kernel, sweepPairsF64U64Kernel, sweepPairsF64F32Kernel, sweepPairsF64F64Kernel),
+	Set:     kernel.NewSet("prim", runLengthsKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel, selectSweepI32Kernel, selectReverseI32Kernel, selectSweepU32Kernel, selectReverseU32Kernel, selectSweepI64Kernel, selectReverseI64Kernel, selectSweepU64Kernel, selectReverseU64Kernel, selectSweepF32Kernel, selectReverseF32Kernel, selectSweepF64Kernel, selectReverseF64Kernel, sortHistI8Kernel, sweepKeysI8Kernel, sortHistU8Kernel, sweepKeysU8Kernel, sortHistI16Kernel, sweepKeysI16Kernel, sortHistU16Kernel, sweepKeysU16Kernel, sortHistI32Kernel, sweepKeysI32Kernel, sortHistU32Kernel, sweepKeysU32Kernel, sortHistI64Kernel, sweepKeysI64Kernel, sortHistU64Kernel, sweepKeysU64Kernel, sortHistF32Kernel, sweepKeysF32Kernel, sortHistF64Kernel, sweepKeysF64Kernel, sweepPairsI32I32Kernel, sweepPairsI32U32Kernel, sweepPairsI32I64Kernel, sweepPairsI32U64Kernel, sweepPairsI32F32Kernel, sweepPairsI32F64Kernel, sweepPairsU32I32Kernel, sweepPairsU32U32Kernel, sweepPairsU32I64Kernel, sweepPairsU32U64Kernel, sweepPairsU32F32Kernel, sweepPairsU32F64Kernel, sweepPairsI64I32Kernel, sweepPairsI64U32Kernel, sweepPairsI64I64Kernel, sweepPairsI64U64Kernel, sweepPairsI64F32Kernel, sweepPairsI64F64Kernel, sweepPairsU64I32Kernel, sweepPairsU64U32Kernel, sweepPairsU64I64Kernel, sweepPairsU64U64Kernel, sweepPairsU64F32Kernel, sweepPairsU64F64Kernel, sweepPairsF32I32Kernel, sweepPairsF32U32Kernel, sweepPairsF32I64Kernel, sweepPairsF32U64Kernel, sweepPairsF32F32Kernel, sweepPairsF32F64Kernel, sweepPairsF64I32Kernel, sweepPairsF64U32Kernel, sweepPairsF64I64Kernel, sweepPairsF64U64Kernel, sweepPairsF64F32Kernel, sweepPairsF64F64Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64"},
-	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_sort.go", "kernels_types.go", "merge.go", "merge_with.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scan_with.go", "scratch.go", "segmented.go", "select.go", "sort.go", "sort_dispatch_types.go", "sort_onesweep.go", "sort_types.go", "transform.go", "with_device.go"},
-	Objects: []any{gokernel.Zstd("gen/prim.hipfb", goKernelsObject0, 26686136, "18062d9ccf772c10e9967a785f667aec94d32e2fd5ec45abde2c3b8e402d0ac7"), gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject1, 23745436, "a341466f0d7b432ac3cc3477e48a695e08afd92f75d87d16f84b6ce5f946972c"), gokernel.Zstd("gen/prim_sm80.ptx", goKernelsObject2, 23745436, "2604aa3bac7c097bd9a9c3ad1ca7f9017158f51bcc25ab85522247a33fffd153")},
+	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "select_sweep_i32", "select_reverse_i32", "select_sweep_u32", "select_reverse_u32", "select_sweep_i64", "select_reverse_i64", "select_sweep_u64", "select_reverse_u64", "select_sweep_f32", "select_reverse_f32", "select_sweep_f64", "select_reverse_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64"},
+	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_select_sweep.go", "kernels_sort.go", "kernels_types.go", "merge.go", "merge_with.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scan_with.go", "scratch.go", "segmented.go", "select.go", "select_dispatch_types.go", "select_sweep.go", "select_types.go", "sort.go", "sort_dispatch_types.go", "sort_onesweep.go", "sort_types.go", "transform.go", "with_device.go"},
+	Objects: []any{gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject0, 24792230, "646f3d71b5ec16e364487a239e8ce089f7d58ad1889d46c0c5bb478f1fc9ec39")},
 })
 
 // runLengthsArgs is the kernarg layout of run_lengths's C++ entry point.
@@ -10280,6 +10274,792 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	return ld.Launch(s, 164, checked, grid, block, sharedMem, &args)
 }
 
+// selectSweepI32Args is the kernarg layout of select_sweep_i32's C++ entry point.
+type selectSweepI32Args struct {
+	in        rocr.ConstPtr[int32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[int32]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         int32
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepI32Kernel runs selectSweepI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:17: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepI32Kernel = kernel.Define("select_sweep_i32", func(b *kernel.Block, a *selectSweepI32Args) {
+	f := kernelimpl.Frame[selectSweepI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepI32Frame](t)
+		selectSweepI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(2208), kernelimpl.Lockstep())
+
+// LaunchSelectSweepI32 launches selectSweepI32 (select_types.go:10) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], out buffer.Array[int32], counts buffer.Array[int64], pred int32, a int32, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 165)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Int32(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 165, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseI32Args is the kernarg layout of select_reverse_i32's C++ entry point.
+type selectReverseI32Args struct {
+	out rocr.Ptr[int32]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseI32Kernel runs selectReverseI32 on the cpu agent.
+var selectReverseI32Kernel = kernel.Define("select_reverse_i32", func(b *kernel.Block, a *selectReverseI32Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseI32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseI32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseI32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseI32 launches selectReverseI32 (select_types.go:23) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[int32], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i32 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i32 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 166)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 166, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepU32Args is the kernarg layout of select_sweep_u32's C++ entry point.
+type selectSweepU32Args struct {
+	in        rocr.ConstPtr[uint32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[uint32]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         uint32
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepU32Kernel runs selectSweepU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:37: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepU32Kernel = kernel.Define("select_sweep_u32", func(b *kernel.Block, a *selectSweepU32Args) {
+	f := kernelimpl.Frame[selectSweepU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepU32Frame](t)
+		selectSweepU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(2208), kernelimpl.Lockstep())
+
+// LaunchSelectSweepU32 launches selectSweepU32 (select_types.go:30) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], out buffer.Array[uint32], counts buffer.Array[int64], pred int32, a uint32, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 167)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Uint32(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 167, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseU32Args is the kernarg layout of select_reverse_u32's C++ entry point.
+type selectReverseU32Args struct {
+	out rocr.Ptr[uint32]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseU32Kernel runs selectReverseU32 on the cpu agent.
+var selectReverseU32Kernel = kernel.Define("select_reverse_u32", func(b *kernel.Block, a *selectReverseU32Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseU32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseU32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseU32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseU32 launches selectReverseU32 (select_types.go:43) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint32], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u32 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u32 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 168)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 168, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepI64Args is the kernarg layout of select_sweep_i64's C++ entry point.
+type selectSweepI64Args struct {
+	in        rocr.ConstPtr[int64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[int64]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepI64Kernel runs selectSweepI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:57: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepI64Kernel = kernel.Define("select_sweep_i64", func(b *kernel.Block, a *selectSweepI64Args) {
+	f := kernelimpl.Frame[selectSweepI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepI64Frame](t)
+		selectSweepI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(3232), kernelimpl.Lockstep())
+
+// LaunchSelectSweepI64 launches selectSweepI64 (select_types.go:50) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], out buffer.Array[int64], counts buffer.Array[int64], pred int32, a int64, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 169)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Int64(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 169, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseI64Args is the kernarg layout of select_reverse_i64's C++ entry point.
+type selectReverseI64Args struct {
+	out rocr.Ptr[int64]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseI64Kernel runs selectReverseI64 on the cpu agent.
+var selectReverseI64Kernel = kernel.Define("select_reverse_i64", func(b *kernel.Block, a *selectReverseI64Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseI64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseI64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseI64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseI64 launches selectReverseI64 (select_types.go:63) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[int64], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i64 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i64 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 170)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 170, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepU64Args is the kernarg layout of select_sweep_u64's C++ entry point.
+type selectSweepU64Args struct {
+	in        rocr.ConstPtr[uint64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[uint64]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         uint64
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepU64Kernel runs selectSweepU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:77: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepU64Kernel = kernel.Define("select_sweep_u64", func(b *kernel.Block, a *selectSweepU64Args) {
+	f := kernelimpl.Frame[selectSweepU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepU64Frame](t)
+		selectSweepU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(3232), kernelimpl.Lockstep())
+
+// LaunchSelectSweepU64 launches selectSweepU64 (select_types.go:70) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], out buffer.Array[uint64], counts buffer.Array[int64], pred int32, a uint64, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 171)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Uint64(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 171, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseU64Args is the kernarg layout of select_reverse_u64's C++ entry point.
+type selectReverseU64Args struct {
+	out rocr.Ptr[uint64]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseU64Kernel runs selectReverseU64 on the cpu agent.
+var selectReverseU64Kernel = kernel.Define("select_reverse_u64", func(b *kernel.Block, a *selectReverseU64Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseU64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseU64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseU64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseU64 launches selectReverseU64 (select_types.go:83) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint64], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u64 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u64 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 172)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 172, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepF32Args is the kernarg layout of select_sweep_f32's C++ entry point.
+type selectSweepF32Args struct {
+	in        rocr.ConstPtr[float32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[float32]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         float32
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepF32Kernel runs selectSweepF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:97: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepF32Kernel = kernel.Define("select_sweep_f32", func(b *kernel.Block, a *selectSweepF32Args) {
+	f := kernelimpl.Frame[selectSweepF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepF32Frame](t)
+		selectSweepF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(2208), kernelimpl.Lockstep())
+
+// LaunchSelectSweepF32 launches selectSweepF32 (select_types.go:90) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], out buffer.Array[float32], counts buffer.Array[int64], pred int32, a float32, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 173)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Float32(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 173, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseF32Args is the kernarg layout of select_reverse_f32's C++ entry point.
+type selectReverseF32Args struct {
+	out rocr.Ptr[float32]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseF32Kernel runs selectReverseF32 on the cpu agent.
+var selectReverseF32Kernel = kernel.Define("select_reverse_f32", func(b *kernel.Block, a *selectReverseF32Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseF32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseF32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseF32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseF32 launches selectReverseF32 (select_types.go:103) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float32], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f32 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f32 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 174)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 174, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepF64Args is the kernarg layout of select_sweep_f64's C++ entry point.
+type selectSweepF64Args struct {
+	in        rocr.ConstPtr[float64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[float64]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         float64
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepF64Kernel runs selectSweepF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:117: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepF64Kernel = kernel.Define("select_sweep_f64", func(b *kernel.Block, a *selectSweepF64Args) {
+	f := kernelimpl.Frame[selectSweepF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepF64Frame](t)
+		selectSweepF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(3232), kernelimpl.Lockstep())
+
+// LaunchSelectSweepF64 launches selectSweepF64 (select_types.go:110) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], out buffer.Array[float64], counts buffer.Array[int64], pred int32, a float64, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 175)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Float64(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 175, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseF64Args is the kernarg layout of select_reverse_f64's C++ entry point.
+type selectReverseF64Args struct {
+	out rocr.Ptr[float64]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseF64Kernel runs selectReverseF64 on the cpu agent.
+var selectReverseF64Kernel = kernel.Define("select_reverse_f64", func(b *kernel.Block, a *selectReverseF64Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseF64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseF64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseF64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseF64 launches selectReverseF64 (select_types.go:123) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float64], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f64 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f64 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 176)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 176, checked, grid, block, sharedMem, &args)
+}
+
 // sortHistI8Args is the kernarg layout of sort_hist_i8's C++ entry point.
 type sortHistI8Args struct {
 	keys    rocr.ConstPtr[int8]
@@ -10321,7 +11101,7 @@ func LaunchSortHistI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 165)
+	ld, checked, err := goKernels.Prepare(s, 177)
 	if err != nil {
 		return err
 	}
@@ -10331,7 +11111,7 @@ func LaunchSortHistI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 165, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 177, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI8Args is the kernarg layout of sweep_keys_i8's C++ entry point.
@@ -10382,7 +11162,7 @@ func LaunchSweepKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i8 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 166)
+	ld, checked, err := goKernels.Prepare(s, 178)
 	if err != nil {
 		return err
 	}
@@ -10392,7 +11172,7 @@ func LaunchSweepKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 166, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 178, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU8Args is the kernarg layout of sort_hist_u8's C++ entry point.
@@ -10436,7 +11216,7 @@ func LaunchSortHistU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 167)
+	ld, checked, err := goKernels.Prepare(s, 179)
 	if err != nil {
 		return err
 	}
@@ -10446,7 +11226,7 @@ func LaunchSortHistU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 167, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 179, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU8Args is the kernarg layout of sweep_keys_u8's C++ entry point.
@@ -10497,7 +11277,7 @@ func LaunchSweepKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u8 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 168)
+	ld, checked, err := goKernels.Prepare(s, 180)
 	if err != nil {
 		return err
 	}
@@ -10507,7 +11287,7 @@ func LaunchSweepKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 168, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 180, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI16Args is the kernarg layout of sort_hist_i16's C++ entry point.
@@ -10551,7 +11331,7 @@ func LaunchSortHistI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 169)
+	ld, checked, err := goKernels.Prepare(s, 181)
 	if err != nil {
 		return err
 	}
@@ -10561,7 +11341,7 @@ func LaunchSortHistI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 169, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 181, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI16Args is the kernarg layout of sweep_keys_i16's C++ entry point.
@@ -10612,7 +11392,7 @@ func LaunchSweepKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i16 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 170)
+	ld, checked, err := goKernels.Prepare(s, 182)
 	if err != nil {
 		return err
 	}
@@ -10622,7 +11402,7 @@ func LaunchSweepKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 170, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 182, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU16Args is the kernarg layout of sort_hist_u16's C++ entry point.
@@ -10666,7 +11446,7 @@ func LaunchSortHistU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 171)
+	ld, checked, err := goKernels.Prepare(s, 183)
 	if err != nil {
 		return err
 	}
@@ -10676,7 +11456,7 @@ func LaunchSortHistU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 171, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 183, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU16Args is the kernarg layout of sweep_keys_u16's C++ entry point.
@@ -10727,7 +11507,7 @@ func LaunchSweepKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u16 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 172)
+	ld, checked, err := goKernels.Prepare(s, 184)
 	if err != nil {
 		return err
 	}
@@ -10737,7 +11517,7 @@ func LaunchSweepKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 172, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 184, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI32Args is the kernarg layout of sort_hist_i32's C++ entry point.
@@ -10781,7 +11561,7 @@ func LaunchSortHistI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 173)
+	ld, checked, err := goKernels.Prepare(s, 185)
 	if err != nil {
 		return err
 	}
@@ -10791,7 +11571,7 @@ func LaunchSortHistI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 173, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 185, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI32Args is the kernarg layout of sweep_keys_i32's C++ entry point.
@@ -10842,7 +11622,7 @@ func LaunchSweepKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 174)
+	ld, checked, err := goKernels.Prepare(s, 186)
 	if err != nil {
 		return err
 	}
@@ -10852,7 +11632,7 @@ func LaunchSweepKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 174, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 186, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU32Args is the kernarg layout of sort_hist_u32's C++ entry point.
@@ -10896,7 +11676,7 @@ func LaunchSortHistU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 175)
+	ld, checked, err := goKernels.Prepare(s, 187)
 	if err != nil {
 		return err
 	}
@@ -10906,7 +11686,7 @@ func LaunchSortHistU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 175, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 187, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32Args is the kernarg layout of sweep_keys_u32's C++ entry point.
@@ -10957,7 +11737,7 @@ func LaunchSweepKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 176)
+	ld, checked, err := goKernels.Prepare(s, 188)
 	if err != nil {
 		return err
 	}
@@ -10967,7 +11747,7 @@ func LaunchSweepKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 176, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 188, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI64Args is the kernarg layout of sort_hist_i64's C++ entry point.
@@ -11011,7 +11791,7 @@ func LaunchSortHistI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 177)
+	ld, checked, err := goKernels.Prepare(s, 189)
 	if err != nil {
 		return err
 	}
@@ -11021,7 +11801,7 @@ func LaunchSortHistI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 177, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 189, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI64Args is the kernarg layout of sweep_keys_i64's C++ entry point.
@@ -11072,7 +11852,7 @@ func LaunchSweepKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 178)
+	ld, checked, err := goKernels.Prepare(s, 190)
 	if err != nil {
 		return err
 	}
@@ -11082,7 +11862,7 @@ func LaunchSweepKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 178, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 190, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU64Args is the kernarg layout of sort_hist_u64's C++ entry point.
@@ -11126,7 +11906,7 @@ func LaunchSortHistU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 179)
+	ld, checked, err := goKernels.Prepare(s, 191)
 	if err != nil {
 		return err
 	}
@@ -11136,7 +11916,7 @@ func LaunchSortHistU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 179, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 191, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU64Args is the kernarg layout of sweep_keys_u64's C++ entry point.
@@ -11187,7 +11967,7 @@ func LaunchSweepKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 180)
+	ld, checked, err := goKernels.Prepare(s, 192)
 	if err != nil {
 		return err
 	}
@@ -11197,7 +11977,7 @@ func LaunchSweepKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 180, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 192, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistF32Args is the kernarg layout of sort_hist_f32's C++ entry point.
@@ -11241,7 +12021,7 @@ func LaunchSortHistF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_f32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 181)
+	ld, checked, err := goKernels.Prepare(s, 193)
 	if err != nil {
 		return err
 	}
@@ -11251,7 +12031,7 @@ func LaunchSortHistF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 181, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 193, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysF32Args is the kernarg layout of sweep_keys_f32's C++ entry point.
@@ -11302,7 +12082,7 @@ func LaunchSweepKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 182)
+	ld, checked, err := goKernels.Prepare(s, 194)
 	if err != nil {
 		return err
 	}
@@ -11312,7 +12092,7 @@ func LaunchSweepKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 182, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 194, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistF64Args is the kernarg layout of sort_hist_f64's C++ entry point.
@@ -11356,7 +12136,7 @@ func LaunchSortHistF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_f64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 183)
+	ld, checked, err := goKernels.Prepare(s, 195)
 	if err != nil {
 		return err
 	}
@@ -11366,7 +12146,7 @@ func LaunchSortHistF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 183, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 195, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysF64Args is the kernarg layout of sweep_keys_f64's C++ entry point.
@@ -11417,7 +12197,7 @@ func LaunchSweepKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 184)
+	ld, checked, err := goKernels.Prepare(s, 196)
 	if err != nil {
 		return err
 	}
@@ -11427,7 +12207,7 @@ func LaunchSweepKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 184, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 196, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32I32Args is the kernarg layout of sweep_pairs_i32_i32's C++ entry point.
@@ -11488,7 +12268,7 @@ func LaunchSweepPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 185)
+	ld, checked, err := goKernels.Prepare(s, 197)
 	if err != nil {
 		return err
 	}
@@ -11498,7 +12278,7 @@ func LaunchSweepPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 185, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 197, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32U32Args is the kernarg layout of sweep_pairs_i32_u32's C++ entry point.
@@ -11559,7 +12339,7 @@ func LaunchSweepPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 186)
+	ld, checked, err := goKernels.Prepare(s, 198)
 	if err != nil {
 		return err
 	}
@@ -11569,7 +12349,7 @@ func LaunchSweepPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 186, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 198, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32I64Args is the kernarg layout of sweep_pairs_i32_i64's C++ entry point.
@@ -11630,7 +12410,7 @@ func LaunchSweepPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 187)
+	ld, checked, err := goKernels.Prepare(s, 199)
 	if err != nil {
 		return err
 	}
@@ -11640,7 +12420,7 @@ func LaunchSweepPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 187, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 199, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32U64Args is the kernarg layout of sweep_pairs_i32_u64's C++ entry point.
@@ -11701,7 +12481,7 @@ func LaunchSweepPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 188)
+	ld, checked, err := goKernels.Prepare(s, 200)
 	if err != nil {
 		return err
 	}
@@ -11711,7 +12491,7 @@ func LaunchSweepPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 188, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 200, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32F32Args is the kernarg layout of sweep_pairs_i32_f32's C++ entry point.
@@ -11772,7 +12552,7 @@ func LaunchSweepPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 189)
+	ld, checked, err := goKernels.Prepare(s, 201)
 	if err != nil {
 		return err
 	}
@@ -11782,7 +12562,7 @@ func LaunchSweepPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 189, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 201, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32F64Args is the kernarg layout of sweep_pairs_i32_f64's C++ entry point.
@@ -11843,7 +12623,7 @@ func LaunchSweepPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 190)
+	ld, checked, err := goKernels.Prepare(s, 202)
 	if err != nil {
 		return err
 	}
@@ -11853,7 +12633,7 @@ func LaunchSweepPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 190, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 202, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32I32Args is the kernarg layout of sweep_pairs_u32_i32's C++ entry point.
@@ -11914,7 +12694,7 @@ func LaunchSweepPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 191)
+	ld, checked, err := goKernels.Prepare(s, 203)
 	if err != nil {
 		return err
 	}
@@ -11924,7 +12704,7 @@ func LaunchSweepPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 191, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 203, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U32Args is the kernarg layout of sweep_pairs_u32_u32's C++ entry point.
@@ -11985,7 +12765,7 @@ func LaunchSweepPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 192)
+	ld, checked, err := goKernels.Prepare(s, 204)
 	if err != nil {
 		return err
 	}
@@ -11995,7 +12775,7 @@ func LaunchSweepPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 192, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 204, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32I64Args is the kernarg layout of sweep_pairs_u32_i64's C++ entry point.
@@ -12056,7 +12836,7 @@ func LaunchSweepPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 193)
+	ld, checked, err := goKernels.Prepare(s, 205)
 	if err != nil {
 		return err
 	}
@@ -12066,7 +12846,7 @@ func LaunchSweepPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 193, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 205, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U64Args is the kernarg layout of sweep_pairs_u32_u64's C++ entry point.
@@ -12127,7 +12907,7 @@ func LaunchSweepPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 194)
+	ld, checked, err := goKernels.Prepare(s, 206)
 	if err != nil {
 		return err
 	}
@@ -12137,7 +12917,7 @@ func LaunchSweepPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 194, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 206, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32F32Args is the kernarg layout of sweep_pairs_u32_f32's C++ entry point.
@@ -12198,7 +12978,7 @@ func LaunchSweepPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 195)
+	ld, checked, err := goKernels.Prepare(s, 207)
 	if err != nil {
 		return err
 	}
@@ -12208,7 +12988,7 @@ func LaunchSweepPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 195, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 207, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32F64Args is the kernarg layout of sweep_pairs_u32_f64's C++ entry point.
@@ -12269,7 +13049,7 @@ func LaunchSweepPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 196)
+	ld, checked, err := goKernels.Prepare(s, 208)
 	if err != nil {
 		return err
 	}
@@ -12279,7 +13059,7 @@ func LaunchSweepPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 196, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 208, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64I32Args is the kernarg layout of sweep_pairs_i64_i32's C++ entry point.
@@ -12340,7 +13120,7 @@ func LaunchSweepPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 197)
+	ld, checked, err := goKernels.Prepare(s, 209)
 	if err != nil {
 		return err
 	}
@@ -12350,7 +13130,7 @@ func LaunchSweepPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 197, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 209, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64U32Args is the kernarg layout of sweep_pairs_i64_u32's C++ entry point.
@@ -12411,7 +13191,7 @@ func LaunchSweepPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 198)
+	ld, checked, err := goKernels.Prepare(s, 210)
 	if err != nil {
 		return err
 	}
@@ -12421,7 +13201,7 @@ func LaunchSweepPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 198, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 210, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64I64Args is the kernarg layout of sweep_pairs_i64_i64's C++ entry point.
@@ -12482,7 +13262,7 @@ func LaunchSweepPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 199)
+	ld, checked, err := goKernels.Prepare(s, 211)
 	if err != nil {
 		return err
 	}
@@ -12492,7 +13272,7 @@ func LaunchSweepPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 199, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 211, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64U64Args is the kernarg layout of sweep_pairs_i64_u64's C++ entry point.
@@ -12553,7 +13333,7 @@ func LaunchSweepPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 200)
+	ld, checked, err := goKernels.Prepare(s, 212)
 	if err != nil {
 		return err
 	}
@@ -12563,7 +13343,7 @@ func LaunchSweepPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 200, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 212, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64F32Args is the kernarg layout of sweep_pairs_i64_f32's C++ entry point.
@@ -12624,7 +13404,7 @@ func LaunchSweepPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 201)
+	ld, checked, err := goKernels.Prepare(s, 213)
 	if err != nil {
 		return err
 	}
@@ -12634,7 +13414,7 @@ func LaunchSweepPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 201, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 213, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64F64Args is the kernarg layout of sweep_pairs_i64_f64's C++ entry point.
@@ -12695,7 +13475,7 @@ func LaunchSweepPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 202)
+	ld, checked, err := goKernels.Prepare(s, 214)
 	if err != nil {
 		return err
 	}
@@ -12705,7 +13485,7 @@ func LaunchSweepPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 202, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 214, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64I32Args is the kernarg layout of sweep_pairs_u64_i32's C++ entry point.
@@ -12766,7 +13546,7 @@ func LaunchSweepPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 203)
+	ld, checked, err := goKernels.Prepare(s, 215)
 	if err != nil {
 		return err
 	}
@@ -12776,7 +13556,7 @@ func LaunchSweepPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 203, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 215, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64U32Args is the kernarg layout of sweep_pairs_u64_u32's C++ entry point.
@@ -12837,7 +13617,7 @@ func LaunchSweepPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 204)
+	ld, checked, err := goKernels.Prepare(s, 216)
 	if err != nil {
 		return err
 	}
@@ -12847,7 +13627,7 @@ func LaunchSweepPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 204, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 216, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64I64Args is the kernarg layout of sweep_pairs_u64_i64's C++ entry point.
@@ -12908,7 +13688,7 @@ func LaunchSweepPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 205)
+	ld, checked, err := goKernels.Prepare(s, 217)
 	if err != nil {
 		return err
 	}
@@ -12918,7 +13698,7 @@ func LaunchSweepPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 205, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 217, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64U64Args is the kernarg layout of sweep_pairs_u64_u64's C++ entry point.
@@ -12979,7 +13759,7 @@ func LaunchSweepPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 206)
+	ld, checked, err := goKernels.Prepare(s, 218)
 	if err != nil {
 		return err
 	}
@@ -12989,7 +13769,7 @@ func LaunchSweepPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 206, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 218, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64F32Args is the kernarg layout of sweep_pairs_u64_f32's C++ entry point.
@@ -13050,7 +13830,7 @@ func LaunchSweepPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 207)
+	ld, checked, err := goKernels.Prepare(s, 219)
 	if err != nil {
 		return err
 	}
@@ -13060,7 +13840,7 @@ func LaunchSweepPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 207, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 219, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64F64Args is the kernarg layout of sweep_pairs_u64_f64's C++ entry point.
@@ -13121,7 +13901,7 @@ func LaunchSweepPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 208)
+	ld, checked, err := goKernels.Prepare(s, 220)
 	if err != nil {
 		return err
 	}
@@ -13131,7 +13911,7 @@ func LaunchSweepPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 208, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 220, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32I32Args is the kernarg layout of sweep_pairs_f32_i32's C++ entry point.
@@ -13192,7 +13972,7 @@ func LaunchSweepPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 209)
+	ld, checked, err := goKernels.Prepare(s, 221)
 	if err != nil {
 		return err
 	}
@@ -13202,7 +13982,7 @@ func LaunchSweepPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 209, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 221, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32U32Args is the kernarg layout of sweep_pairs_f32_u32's C++ entry point.
@@ -13263,7 +14043,7 @@ func LaunchSweepPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 210)
+	ld, checked, err := goKernels.Prepare(s, 222)
 	if err != nil {
 		return err
 	}
@@ -13273,7 +14053,7 @@ func LaunchSweepPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 210, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 222, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32I64Args is the kernarg layout of sweep_pairs_f32_i64's C++ entry point.
@@ -13334,7 +14114,7 @@ func LaunchSweepPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 211)
+	ld, checked, err := goKernels.Prepare(s, 223)
 	if err != nil {
 		return err
 	}
@@ -13344,7 +14124,7 @@ func LaunchSweepPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 211, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 223, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32U64Args is the kernarg layout of sweep_pairs_f32_u64's C++ entry point.
@@ -13405,7 +14185,7 @@ func LaunchSweepPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 212)
+	ld, checked, err := goKernels.Prepare(s, 224)
 	if err != nil {
 		return err
 	}
@@ -13415,7 +14195,7 @@ func LaunchSweepPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 212, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 224, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32F32Args is the kernarg layout of sweep_pairs_f32_f32's C++ entry point.
@@ -13476,7 +14256,7 @@ func LaunchSweepPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 213)
+	ld, checked, err := goKernels.Prepare(s, 225)
 	if err != nil {
 		return err
 	}
@@ -13486,7 +14266,7 @@ func LaunchSweepPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 213, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 225, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32F64Args is the kernarg layout of sweep_pairs_f32_f64's C++ entry point.
@@ -13547,7 +14327,7 @@ func LaunchSweepPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 214)
+	ld, checked, err := goKernels.Prepare(s, 226)
 	if err != nil {
 		return err
 	}
@@ -13557,7 +14337,7 @@ func LaunchSweepPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 214, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 226, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64I32Args is the kernarg layout of sweep_pairs_f64_i32's C++ entry point.
@@ -13618,7 +14398,7 @@ func LaunchSweepPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 215)
+	ld, checked, err := goKernels.Prepare(s, 227)
 	if err != nil {
 		return err
 	}
@@ -13628,7 +14408,7 @@ func LaunchSweepPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 215, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 227, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64U32Args is the kernarg layout of sweep_pairs_f64_u32's C++ entry point.
@@ -13689,7 +14469,7 @@ func LaunchSweepPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 216)
+	ld, checked, err := goKernels.Prepare(s, 228)
 	if err != nil {
 		return err
 	}
@@ -13699,7 +14479,7 @@ func LaunchSweepPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 216, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 228, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64I64Args is the kernarg layout of sweep_pairs_f64_i64's C++ entry point.
@@ -13760,7 +14540,7 @@ func LaunchSweepPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 217)
+	ld, checked, err := goKernels.Prepare(s, 229)
 	if err != nil {
 		return err
 	}
@@ -13770,7 +14550,7 @@ func LaunchSweepPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 217, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 229, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64U64Args is the kernarg layout of sweep_pairs_f64_u64's C++ entry point.
@@ -13831,7 +14611,7 @@ func LaunchSweepPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 218)
+	ld, checked, err := goKernels.Prepare(s, 230)
 	if err != nil {
 		return err
 	}
@@ -13841,7 +14621,7 @@ func LaunchSweepPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 218, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 230, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64F32Args is the kernarg layout of sweep_pairs_f64_f32's C++ entry point.
@@ -13902,7 +14682,7 @@ func LaunchSweepPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 219)
+	ld, checked, err := goKernels.Prepare(s, 231)
 	if err != nil {
 		return err
 	}
@@ -13912,7 +14692,7 @@ func LaunchSweepPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 219, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 231, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64F64Args is the kernarg layout of sweep_pairs_f64_f64's C++ entry point.
@@ -13973,7 +14753,7 @@ func LaunchSweepPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 220)
+	ld, checked, err := goKernels.Prepare(s, 232)
 	if err != nil {
 		return err
 	}
@@ -13983,7 +14763,7 @@ func LaunchSweepPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 220, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 232, checked, grid, block, sharedMem, &args)
 }
 
 // reduceI32Frame holds reduceI32's arguments for its lockstep work-items.
@@ -15600,6 +16380,102 @@ type sortPairsF64F64Frame struct {
 	p6 int
 	p7 bool
 	p8 int
+}
+
+// selectSweepI32Frame holds selectSweepI32's arguments for its lockstep work-items.
+type selectSweepI32Frame struct {
+	p0  []int32
+	p1  []uint8
+	p2  []int32
+	p3  []int64
+	p4  int32
+	p5  int32
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepU32Frame holds selectSweepU32's arguments for its lockstep work-items.
+type selectSweepU32Frame struct {
+	p0  []uint32
+	p1  []uint8
+	p2  []uint32
+	p3  []int64
+	p4  int32
+	p5  uint32
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepI64Frame holds selectSweepI64's arguments for its lockstep work-items.
+type selectSweepI64Frame struct {
+	p0  []int64
+	p1  []uint8
+	p2  []int64
+	p3  []int64
+	p4  int32
+	p5  int64
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepU64Frame holds selectSweepU64's arguments for its lockstep work-items.
+type selectSweepU64Frame struct {
+	p0  []uint64
+	p1  []uint8
+	p2  []uint64
+	p3  []int64
+	p4  int32
+	p5  uint64
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepF32Frame holds selectSweepF32's arguments for its lockstep work-items.
+type selectSweepF32Frame struct {
+	p0  []float32
+	p1  []uint8
+	p2  []float32
+	p3  []int64
+	p4  int32
+	p5  float32
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepF64Frame holds selectSweepF64's arguments for its lockstep work-items.
+type selectSweepF64Frame struct {
+	p0  []float64
+	p1  []uint8
+	p2  []float64
+	p3  []int64
+	p4  int32
+	p5  float64
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
 }
 
 // sortHistI8Frame holds sortHistI8's arguments for its lockstep work-items.
