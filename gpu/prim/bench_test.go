@@ -200,24 +200,47 @@ func runsData(b *testing.B, s *stream.Stream, n, run int) *buffer.Buffer[int32] 
 	return upload(b, s.Device(), h)
 }
 
+// sweepShapes are the one-pass selection's tile shapes (work-items,
+// elements each) that BenchmarkSelect and BenchmarkRunLengthEncode try
+// beside the default one, under names ending in shape=BxI.
+var sweepShapes = [][2]int{{128, 16}, {256, 8}, {256, 12}, {256, 24}, {128, 32}}
+
+// withShapes runs f at the default tile shape under name, then at each
+// of sweepShapes under name/shape=BxI.
+func withShapes(b *testing.B, name string, f func(b *testing.B)) {
+	b.Run(name, f)
+	for _, sh := range sweepShapes {
+		b.Run(fmt.Sprintf("%s/shape=%dx%d", name, sh[0], sh[1]), func(b *testing.B) {
+			defer func(bl, it int) { selectBlock, selectItems = bl, it }(selectBlock, selectItems)
+			selectBlock, selectItems = sh[0], sh[1]
+			f(b)
+		})
+	}
+}
+
 func BenchmarkSelect(b *testing.B) {
 	_, s := newStream(b)
-	for _, op := range []string{"flagged", "partition_flagged", "unique"} {
-		b.Run(op+"/int32", func(b *testing.B) {
+	for _, op := range []string{"flagged", "partition_flagged", "unique", "if"} {
+		withShapes(b, op+"/int32", func(b *testing.B) {
 			benchEach(b, func(b *testing.B, n int) {
 				x, out := benchData[int32](b, s, n, 1), benchData[int32](b, s, n, 2)
 				num := benchData[int64](b, s, 1, 3)
 				fl := benchFlags(b, s, n)
 				f := func() error { return SelectFlagged(s, x, fl, out, num) }
+				bytes := 5 * int64(n)
 				switch op {
 				case "partition_flagged":
 					f = func() error { return PartitionFlagged(s, x, fl, out, num) }
 				case "unique":
 					x = runsData(b, s, n, 8)
 					f = func() error { return Unique(s, x, out, num) }
+				case "if":
+					// About half of the random int32s (below 2^23).
+					f = func() error { return SelectIf(s, x, out, num, Less, 1<<22) }
+					bytes = 4 * int64(n)
 				}
 				b.ReportAllocs()
-				gputest.Benchmark(b, s, f, gputest.Bytes(5*int64(n)))
+				gputest.Benchmark(b, s, f, gputest.Bytes(bytes))
 			})
 		})
 	}
@@ -225,7 +248,7 @@ func BenchmarkSelect(b *testing.B) {
 
 func BenchmarkRunLengthEncode(b *testing.B) {
 	_, s := newStream(b)
-	b.Run("int32", func(b *testing.B) {
+	withShapes(b, "int32", func(b *testing.B) {
 		benchEach(b, func(b *testing.B, n int) {
 			x, out := runsData(b, s, n, 8), benchData[int32](b, s, n, 2)
 			counts, num := benchData[int64](b, s, n, 3), benchData[int64](b, s, 1, 4)

@@ -27,11 +27,11 @@ var goKernelsObject0 string
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "prim",
-	Set:     kernel.NewSet("prim", runLengthsKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, segScanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, segScanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, segScanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, segScanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, segScanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, segScanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel, sortHistI8Kernel, sweepKeysI8Kernel, sortHistU8Kernel, sweepKeysU8Kernel, sortHistI16Kernel, sweepKeysI16Kernel, sortHistU16Kernel, sweepKeysU16Kernel, sortHistI32Kernel, sweepKeysI32Kernel, sortHistU32Kernel, sweepKeysU32Kernel, sortHistI64Kernel, sweepKeysI64Kernel, sortHistU64Kernel, sweepKeysU64Kernel, sortHistF32Kernel, sweepKeysF32Kernel, sortHistF64Kernel, sweepKeysF64Kernel, sweepPairsI32I32Kernel, sweepPairsI32U32Kernel, sweepPairsI32I64Kernel, sweepPairsI32U64Kernel, sweepPairsI32F32Kernel, sweepPairsI32F64Kernel, sweepPairsU32I32Kernel, sweepPairsU32U32Kernel, sweepPairsU32I64Kernel, sweepPairsU32U64Kernel, sweepPairsU32F32Kernel, sweepPairsU32F64Kernel, sweepPairsI64I32Kernel, sweepPairsI64U32Kernel, sweepPairsI64I64Kernel, sweepPairsI64U64Kernel, sweepPairsI64F32Kernel, sweepPairsI64F64Kernel, sweepPairsU64I32Kernel, sweepPairsU64U32Kernel, sweepPairsU64I64Kernel, sweepPairsU64U64Kernel, sweepPairsU64F32Kernel, sweepPairsU64F64Kernel, sweepPairsF32I32Kernel, sweepPairsF32U32Kernel, sweepPairsF32I64Kernel, sweepPairsF32U64Kernel, sweepPairsF32F32Kernel, sweepPairsF32F64Kernel, sweepPairsF64I32Kernel, sweepPairsF64U32Kernel, sweepPairsF64I64Kernel, sweepPairsF64U64Kernel, sweepPairsF64F32Kernel, sweepPairsF64F64Kernel),
+	Set:     kernel.NewSet("prim", runLengthsKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel, selectSweepI32Kernel, selectReverseI32Kernel, selectSweepU32Kernel, selectReverseU32Kernel, selectSweepI64Kernel, selectReverseI64Kernel, selectSweepU64Kernel, selectReverseU64Kernel, selectSweepF32Kernel, selectReverseF32Kernel, selectSweepF64Kernel, selectReverseF64Kernel, sortHistI8Kernel, sweepKeysI8Kernel, sortHistU8Kernel, sweepKeysU8Kernel, sortHistI16Kernel, sweepKeysI16Kernel, sortHistU16Kernel, sweepKeysU16Kernel, sortHistI32Kernel, sweepKeysI32Kernel, sortHistU32Kernel, sweepKeysU32Kernel, sortHistI64Kernel, sweepKeysI64Kernel, sortHistU64Kernel, sweepKeysU64Kernel, sortHistF32Kernel, sweepKeysF32Kernel, sortHistF64Kernel, sweepKeysF64Kernel, sweepPairsI32I32Kernel, sweepPairsI32U32Kernel, sweepPairsI32I64Kernel, sweepPairsI32U64Kernel, sweepPairsI32F32Kernel, sweepPairsI32F64Kernel, sweepPairsU32I32Kernel, sweepPairsU32U32Kernel, sweepPairsU32I64Kernel, sweepPairsU32U64Kernel, sweepPairsU32F32Kernel, sweepPairsU32F64Kernel, sweepPairsI64I32Kernel, sweepPairsI64U32Kernel, sweepPairsI64I64Kernel, sweepPairsI64U64Kernel, sweepPairsI64F32Kernel, sweepPairsI64F64Kernel, sweepPairsU64I32Kernel, sweepPairsU64U32Kernel, sweepPairsU64I64Kernel, sweepPairsU64U64Kernel, sweepPairsU64F32Kernel, sweepPairsU64F64Kernel, sweepPairsF32I32Kernel, sweepPairsF32U32Kernel, sweepPairsF32I64Kernel, sweepPairsF32U64Kernel, sweepPairsF32F32Kernel, sweepPairsF32F64Kernel, sweepPairsF64I32Kernel, sweepPairsF64U32Kernel, sweepPairsF64I64Kernel, sweepPairsF64U64Kernel, sweepPairsF64F32Kernel, sweepPairsF64F64Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "seg_scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "seg_scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "seg_scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "seg_scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "seg_scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "seg_scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64"},
-	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_sort.go", "kernels_types.go", "merge.go", "merge_with.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scan_with.go", "scratch.go", "segmented.go", "select.go", "sort.go", "sort_dispatch_types.go", "sort_onesweep.go", "sort_types.go", "transform.go", "with_device.go"},
-	Objects: []any{gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject0, 24597487, "863a6f2eb306fe75ba38c5ae085076bf8ad4d8e24945b732dc7c159f87f9ad5f")},
+	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "select_sweep_i32", "select_reverse_i32", "select_sweep_u32", "select_reverse_u32", "select_sweep_i64", "select_reverse_i64", "select_sweep_u64", "select_reverse_u64", "select_sweep_f32", "select_reverse_f32", "select_sweep_f64", "select_reverse_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64"},
+	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_select_sweep.go", "kernels_sort.go", "kernels_types.go", "merge.go", "merge_with.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scan_with.go", "scratch.go", "segmented.go", "select.go", "select_dispatch_types.go", "select_sweep.go", "select_types.go", "sort.go", "sort_dispatch_types.go", "sort_onesweep.go", "sort_types.go", "transform.go", "with_device.go"},
+	Objects: []any{gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject0, 24792230, "646f3d71b5ec16e364487a239e8ce089f7d58ad1889d46c0c5bb478f1fc9ec39")},
 })
 
 // runLengthsArgs is the kernarg layout of run_lengths's C++ entry point.
@@ -318,38 +318,35 @@ type scanLBI32Args struct {
 	in        rocr.ConstPtr[int32]
 	inLen     int64
 	out       rocr.Ptr[int32]
-	outLen    int64
 	agg       rocr.Ptr[int32]
 	incl      rocr.Ptr[int32]
-	states    rocr.Ptr[uint64]
-	statesLen int64
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
 	exclusive uint8
-	vec       uint8
 	tile      int64
 }
 
 // scanLBI32Kernel runs scanLBI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:60: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:57: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
 var scanLBI32Kernel = kernel.Define("scan_lbi32", func(b *kernel.Block, a *scanLBI32Args) {
 	f := kernelimpl.Frame[scanLBI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.View(b, a.out, a.outLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = a.vec != 0
-	f.p7 = int(a.tile)
+	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBI32Frame](t)
-		scanLBI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+		scanLBI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(272), kernelimpl.Lockstep())
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
 
 // LaunchScanLBI32 launches scanLBI32 (kernels_types.go:53) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], agg buffer.Array[int32], incl buffer.Array[int32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], agg buffer.Array[int32], incl buffer.Array[int32], flags buffer.Array[uint32], exclusive bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 0 (in): nil buffer")
 	}
@@ -362,91 +359,20 @@ func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 3 (incl): nil buffer")
 	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 4 (states): nil buffer")
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 4 (flags): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 5)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
 	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
-}
-
-// segScanLBI32Args is the kernarg layout of seg_scan_lbi32's C++ entry point.
-type segScanLBI32Args struct {
-	in        rocr.ConstPtr[int32]
-	inLen     int64
-	heads     rocr.ConstPtr[uint8]
-	headsLen  int64
-	out       rocr.Ptr[int32]
-	outLen    int64
-	agg       rocr.Ptr[int32]
-	incl      rocr.Ptr[int32]
-	states    rocr.Ptr[uint64]
-	statesLen int64
-	exclusive uint8
-	vec       uint8
-	tile      int64
-}
-
-// segScanLBI32Kernel runs segScanLBI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:78: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
-var segScanLBI32Kernel = kernel.Define("seg_scan_lbi32", func(b *kernel.Block, a *segScanLBI32Args) {
-	f := kernelimpl.Frame[segScanLBI32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
-	f.p2 = kernelimpl.View(b, a.out, a.outLen)
-	f.p3 = kernelimpl.ViewRest(b, a.agg)
-	f.p4 = kernelimpl.ViewRest(b, a.incl)
-	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
-	f.p6 = a.exclusive != 0
-	f.p7 = a.vec != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segScanLBI32Frame](t)
-		segScanLBI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
-}, kernel.StaticShared(3216), kernelimpl.Lockstep())
-
-// LaunchSegScanLBI32 launches segScanLBI32 (kernels_types.go:68) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSegScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], heads buffer.Array[uint8], out buffer.Array[int32], agg buffer.Array[int32], incl buffer.Array[int32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
-	if in == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 0 (in): nil buffer")
-	}
-	if heads == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 1 (heads): nil buffer")
-	}
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 2 (out): nil buffer")
-	}
-	if agg == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 3 (agg): nil buffer")
-	}
-	if incl == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 4 (incl): nil buffer")
-	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 5 (states): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 6)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
-	}
-	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
 }
 
 // unaryI32Args is the kernarg layout of unary_i32's C++ entry point.
@@ -486,7 +412,7 @@ var unaryI32Kernel = kernel.Define("unary_i32", func(b *kernel.Block, a *unaryI3
 	}
 })
 
-// LaunchUnaryI32 launches unaryI32 (kernels_types.go:86) on s: grid blocks of block threads, with
+// LaunchUnaryI32 launches unaryI32 (kernels_types.go:63) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], op int32, a int32, span int, vec bool) error {
@@ -496,7 +422,7 @@ func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_i32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 7)
+	ld, checked, err := goKernels.Prepare(s, 6)
 	if err != nil {
 		return err
 	}
@@ -506,7 +432,7 @@ func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
 }
 
 // binaryI32Args is the kernarg layout of binary_i32's C++ entry point.
@@ -546,7 +472,7 @@ var binaryI32Kernel = kernel.Define("binary_i32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryI32 launches binaryI32 (kernels_types.go:97) on s: grid blocks of block threads, with
+// LaunchBinaryI32 launches binaryI32 (kernels_types.go:74) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], y buffer.Array[int32], out buffer.Array[int32], op int32, span int, vec bool) error {
@@ -559,7 +485,7 @@ func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_i32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 8)
+	ld, checked, err := goKernels.Prepare(s, 7)
 	if err != nil {
 		return err
 	}
@@ -569,7 +495,7 @@ func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceI32Args is the kernarg layout of seg_reduce_i32's C++ entry point.
@@ -604,7 +530,7 @@ var segReduceI32Kernel = kernel.Define("seg_reduce_i32", func(b *kernel.Block, a
 	segReduceI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceI32 launches segReduceI32 (kernels_types.go:108) on s: grid blocks of block threads, with
+// LaunchSegReduceI32 launches segReduceI32 (kernels_types.go:85) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], offs buffer.Array[int64], out buffer.Array[int32], id int32, op int32, span int) error {
@@ -617,7 +543,7 @@ func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 9)
+	ld, checked, err := goKernels.Prepare(s, 8)
 	if err != nil {
 		return err
 	}
@@ -627,7 +553,7 @@ func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountI32Args is the kernarg layout of select_count_i32's C++ entry point.
@@ -661,7 +587,7 @@ var selectCountI32Kernel = kernel.Define("select_count_i32", func(b *kernel.Bloc
 	selectCountI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountI32 launches selectCountI32 (kernels_types.go:116) on s: grid blocks of block threads, with
+// LaunchSelectCountI32 launches selectCountI32 (kernels_types.go:93) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a int32, tile int) error {
@@ -674,7 +600,7 @@ func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i32 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 10)
+	ld, checked, err := goKernels.Prepare(s, 9)
 	if err != nil {
 		return err
 	}
@@ -684,7 +610,7 @@ func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterI32Args is the kernarg layout of select_scatter_i32's C++ entry point.
@@ -734,7 +660,7 @@ var selectScatterI32Kernel = kernel.Define("select_scatter_i32", func(b *kernel.
 	selectScatterI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterI32 launches selectScatterI32 (kernels_types.go:124) on s: grid blocks of block threads, with
+// LaunchSelectScatterI32 launches selectScatterI32 (kernels_types.go:101) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], out buffer.Array[int32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a int32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -759,7 +685,7 @@ func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 11)
+	ld, checked, err := goKernels.Prepare(s, 10)
 	if err != nil {
 		return err
 	}
@@ -769,7 +695,7 @@ func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
 }
 
 // segScanI32Args is the kernarg layout of seg_scan_i32's C++ entry point.
@@ -811,7 +737,7 @@ var segScanI32Kernel = kernel.Define("seg_scan_i32", func(b *kernel.Block, a *se
 	segScanI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanI32 launches segScanI32 (kernels_types.go:133) on s: grid blocks of block threads, with
+// LaunchSegScanI32 launches segScanI32 (kernels_types.go:110) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], heads buffer.Array[uint8], out buffer.Array[int32], sums buffer.Array[int32], sumHeads buffer.Array[uint8], carryIn buffer.Array[int32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -833,7 +759,7 @@ func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 12)
+	ld, checked, err := goKernels.Prepare(s, 11)
 	if err != nil {
 		return err
 	}
@@ -843,7 +769,7 @@ func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
 }
 
 // reduceU32Args is the kernarg layout of reduce_u32's C++ entry point.
@@ -858,7 +784,7 @@ type reduceU32Args struct {
 }
 
 // reduceU32Kernel runs reduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:147: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:124: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduceU32Args) {
 	f := kernelimpl.Frame[reduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -873,7 +799,7 @@ var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchReduceU32 launches reduceU32 (kernels_types.go:144) on s: grid blocks of block threads, with
+// LaunchReduceU32 launches reduceU32 (kernels_types.go:121) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], id uint32, op int32, span int, vec bool) error {
@@ -883,7 +809,7 @@ func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_u32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 13)
+	ld, checked, err := goKernels.Prepare(s, 12)
 	if err != nil {
 		return err
 	}
@@ -893,7 +819,7 @@ func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceU32Args is the kernarg layout of arg_reduce_u32's C++ entry point.
@@ -910,7 +836,7 @@ type argReduceU32Args struct {
 }
 
 // argReduceU32Kernel runs argReduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:161: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:138: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a *argReduceU32Args) {
 	f := kernelimpl.Frame[argReduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -927,7 +853,7 @@ var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:156) on s: grid blocks of block threads, with
+// LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:133) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], inI buffer.Array[int64], outV buffer.Array[uint32], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -943,7 +869,7 @@ func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_u32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 14)
+	ld, checked, err := goKernels.Prepare(s, 13)
 	if err != nil {
 		return err
 	}
@@ -953,7 +879,7 @@ func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpU32Args is the kernarg layout of scan_up_u32's C++ entry point.
@@ -983,7 +909,7 @@ var scanUpU32Kernel = kernel.Define("scan_up_u32", func(b *kernel.Block, a *scan
 	scanUpU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanUpU32 launches scanUpU32 (kernels_types.go:170) on s: grid blocks of block threads, with
+// LaunchScanUpU32 launches scanUpU32 (kernels_types.go:147) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], sums buffer.Array[uint32], tile int, tpb int) error {
@@ -993,7 +919,7 @@ func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_u32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 15)
+	ld, checked, err := goKernels.Prepare(s, 14)
 	if err != nil {
 		return err
 	}
@@ -1003,7 +929,7 @@ func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
 }
 
 // scanU32Args is the kernarg layout of scan_u32's C++ entry point.
@@ -1039,7 +965,7 @@ var scanU32Kernel = kernel.Define("scan_u32", func(b *kernel.Block, a *scanU32Ar
 	scanU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanU32 launches scanU32 (kernels_types.go:178) on s: grid blocks of block threads, with
+// LaunchScanU32 launches scanU32 (kernels_types.go:155) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], offs buffer.Array[uint32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -1052,7 +978,7 @@ func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_u32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 16)
+	ld, checked, err := goKernels.Prepare(s, 15)
 	if err != nil {
 		return err
 	}
@@ -1062,7 +988,7 @@ func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBU32Args is the kernarg layout of scan_lbu32's C++ entry point.
@@ -1070,38 +996,35 @@ type scanLBU32Args struct {
 	in        rocr.ConstPtr[uint32]
 	inLen     int64
 	out       rocr.Ptr[uint32]
-	outLen    int64
 	agg       rocr.Ptr[uint32]
 	incl      rocr.Ptr[uint32]
-	states    rocr.Ptr[uint64]
-	statesLen int64
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
 	exclusive uint8
-	vec       uint8
 	tile      int64
 }
 
 // scanLBU32Kernel runs scanLBU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:194: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:168: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
 var scanLBU32Kernel = kernel.Define("scan_lbu32", func(b *kernel.Block, a *scanLBU32Args) {
 	f := kernelimpl.Frame[scanLBU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.View(b, a.out, a.outLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = a.vec != 0
-	f.p7 = int(a.tile)
+	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBU32Frame](t)
-		scanLBU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+		scanLBU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(272), kernelimpl.Lockstep())
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanLBU32 launches scanLBU32 (kernels_types.go:187) on s: grid blocks of block threads, with
+// LaunchScanLBU32 launches scanLBU32 (kernels_types.go:164) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], agg buffer.Array[uint32], incl buffer.Array[uint32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], agg buffer.Array[uint32], incl buffer.Array[uint32], flags buffer.Array[uint32], exclusive bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 0 (in): nil buffer")
 	}
@@ -1114,91 +1037,20 @@ func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 3 (incl): nil buffer")
 	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 4 (states): nil buffer")
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 4 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 17)
+	ld, checked, err := goKernels.Prepare(s, 16)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
-}
-
-// segScanLBU32Args is the kernarg layout of seg_scan_lbu32's C++ entry point.
-type segScanLBU32Args struct {
-	in        rocr.ConstPtr[uint32]
-	inLen     int64
-	heads     rocr.ConstPtr[uint8]
-	headsLen  int64
-	out       rocr.Ptr[uint32]
-	outLen    int64
-	agg       rocr.Ptr[uint32]
-	incl      rocr.Ptr[uint32]
-	states    rocr.Ptr[uint64]
-	statesLen int64
-	exclusive uint8
-	vec       uint8
-	tile      int64
-}
-
-// segScanLBU32Kernel runs segScanLBU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:212: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
-var segScanLBU32Kernel = kernel.Define("seg_scan_lbu32", func(b *kernel.Block, a *segScanLBU32Args) {
-	f := kernelimpl.Frame[segScanLBU32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
-	f.p2 = kernelimpl.View(b, a.out, a.outLen)
-	f.p3 = kernelimpl.ViewRest(b, a.agg)
-	f.p4 = kernelimpl.ViewRest(b, a.incl)
-	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
-	f.p6 = a.exclusive != 0
-	f.p7 = a.vec != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segScanLBU32Frame](t)
-		segScanLBU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
-}, kernel.StaticShared(3216), kernelimpl.Lockstep())
-
-// LaunchSegScanLBU32 launches segScanLBU32 (kernels_types.go:202) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSegScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], heads buffer.Array[uint8], out buffer.Array[uint32], agg buffer.Array[uint32], incl buffer.Array[uint32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
-	if in == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 0 (in): nil buffer")
-	}
-	if heads == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 1 (heads): nil buffer")
-	}
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 2 (out): nil buffer")
-	}
-	if agg == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 3 (agg): nil buffer")
-	}
-	if incl == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 4 (incl): nil buffer")
-	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 5 (states): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 18)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
-	}
-	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
 }
 
 // unaryU32Args is the kernarg layout of unary_u32's C++ entry point.
@@ -1238,7 +1090,7 @@ var unaryU32Kernel = kernel.Define("unary_u32", func(b *kernel.Block, a *unaryU3
 	}
 })
 
-// LaunchUnaryU32 launches unaryU32 (kernels_types.go:220) on s: grid blocks of block threads, with
+// LaunchUnaryU32 launches unaryU32 (kernels_types.go:174) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], op int32, a uint32, span int, vec bool) error {
@@ -1248,7 +1100,7 @@ func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_u32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 19)
+	ld, checked, err := goKernels.Prepare(s, 17)
 	if err != nil {
 		return err
 	}
@@ -1258,7 +1110,7 @@ func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
 }
 
 // binaryU32Args is the kernarg layout of binary_u32's C++ entry point.
@@ -1298,7 +1150,7 @@ var binaryU32Kernel = kernel.Define("binary_u32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryU32 launches binaryU32 (kernels_types.go:231) on s: grid blocks of block threads, with
+// LaunchBinaryU32 launches binaryU32 (kernels_types.go:185) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint32], y buffer.Array[uint32], out buffer.Array[uint32], op int32, span int, vec bool) error {
@@ -1311,7 +1163,7 @@ func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_u32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 20)
+	ld, checked, err := goKernels.Prepare(s, 18)
 	if err != nil {
 		return err
 	}
@@ -1321,7 +1173,7 @@ func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceU32Args is the kernarg layout of seg_reduce_u32's C++ entry point.
@@ -1356,7 +1208,7 @@ var segReduceU32Kernel = kernel.Define("seg_reduce_u32", func(b *kernel.Block, a
 	segReduceU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceU32 launches segReduceU32 (kernels_types.go:242) on s: grid blocks of block threads, with
+// LaunchSegReduceU32 launches segReduceU32 (kernels_types.go:196) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], offs buffer.Array[int64], out buffer.Array[uint32], id uint32, op int32, span int) error {
@@ -1369,7 +1221,7 @@ func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 21)
+	ld, checked, err := goKernels.Prepare(s, 19)
 	if err != nil {
 		return err
 	}
@@ -1379,7 +1231,7 @@ func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountU32Args is the kernarg layout of select_count_u32's C++ entry point.
@@ -1413,7 +1265,7 @@ var selectCountU32Kernel = kernel.Define("select_count_u32", func(b *kernel.Bloc
 	selectCountU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountU32 launches selectCountU32 (kernels_types.go:250) on s: grid blocks of block threads, with
+// LaunchSelectCountU32 launches selectCountU32 (kernels_types.go:204) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a uint32, tile int) error {
@@ -1426,7 +1278,7 @@ func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u32 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 22)
+	ld, checked, err := goKernels.Prepare(s, 20)
 	if err != nil {
 		return err
 	}
@@ -1436,7 +1288,7 @@ func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterU32Args is the kernarg layout of select_scatter_u32's C++ entry point.
@@ -1486,7 +1338,7 @@ var selectScatterU32Kernel = kernel.Define("select_scatter_u32", func(b *kernel.
 	selectScatterU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterU32 launches selectScatterU32 (kernels_types.go:258) on s: grid blocks of block threads, with
+// LaunchSelectScatterU32 launches selectScatterU32 (kernels_types.go:212) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], out buffer.Array[uint32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a uint32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -1511,7 +1363,7 @@ func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 23)
+	ld, checked, err := goKernels.Prepare(s, 21)
 	if err != nil {
 		return err
 	}
@@ -1521,7 +1373,7 @@ func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 23, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
 }
 
 // segScanU32Args is the kernarg layout of seg_scan_u32's C++ entry point.
@@ -1563,7 +1415,7 @@ var segScanU32Kernel = kernel.Define("seg_scan_u32", func(b *kernel.Block, a *se
 	segScanU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanU32 launches segScanU32 (kernels_types.go:267) on s: grid blocks of block threads, with
+// LaunchSegScanU32 launches segScanU32 (kernels_types.go:221) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], heads buffer.Array[uint8], out buffer.Array[uint32], sums buffer.Array[uint32], sumHeads buffer.Array[uint8], carryIn buffer.Array[uint32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -1585,7 +1437,7 @@ func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 24)
+	ld, checked, err := goKernels.Prepare(s, 22)
 	if err != nil {
 		return err
 	}
@@ -1595,7 +1447,7 @@ func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 24, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
 }
 
 // reduceI64Args is the kernarg layout of reduce_i64's C++ entry point.
@@ -1610,7 +1462,7 @@ type reduceI64Args struct {
 }
 
 // reduceI64Kernel runs reduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:281: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:235: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduceI64Args) {
 	f := kernelimpl.Frame[reduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1625,7 +1477,7 @@ var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceI64 launches reduceI64 (kernels_types.go:278) on s: grid blocks of block threads, with
+// LaunchReduceI64 launches reduceI64 (kernels_types.go:232) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int, vec bool) error {
@@ -1635,7 +1487,7 @@ func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_i64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 25)
+	ld, checked, err := goKernels.Prepare(s, 23)
 	if err != nil {
 		return err
 	}
@@ -1645,7 +1497,7 @@ func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 25, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 23, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceI64Args is the kernarg layout of arg_reduce_i64's C++ entry point.
@@ -1662,7 +1514,7 @@ type argReduceI64Args struct {
 }
 
 // argReduceI64Kernel runs argReduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:295: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:249: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a *argReduceI64Args) {
 	f := kernelimpl.Frame[argReduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1679,7 +1531,7 @@ var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:290) on s: grid blocks of block threads, with
+// LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:244) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], inI buffer.Array[int64], outV buffer.Array[int64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -1695,7 +1547,7 @@ func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_i64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 26)
+	ld, checked, err := goKernels.Prepare(s, 24)
 	if err != nil {
 		return err
 	}
@@ -1705,7 +1557,7 @@ func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 26, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 24, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpI64Args is the kernarg layout of scan_up_i64's C++ entry point.
@@ -1735,7 +1587,7 @@ var scanUpI64Kernel = kernel.Define("scan_up_i64", func(b *kernel.Block, a *scan
 	scanUpI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpI64 launches scanUpI64 (kernels_types.go:304) on s: grid blocks of block threads, with
+// LaunchScanUpI64 launches scanUpI64 (kernels_types.go:258) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], sums buffer.Array[int64], tile int, tpb int) error {
@@ -1745,7 +1597,7 @@ func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_i64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 27)
+	ld, checked, err := goKernels.Prepare(s, 25)
 	if err != nil {
 		return err
 	}
@@ -1755,7 +1607,7 @@ func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 25, checked, grid, block, sharedMem, &args)
 }
 
 // scanI64Args is the kernarg layout of scan_i64's C++ entry point.
@@ -1791,7 +1643,7 @@ var scanI64Kernel = kernel.Define("scan_i64", func(b *kernel.Block, a *scanI64Ar
 	scanI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanI64 launches scanI64 (kernels_types.go:312) on s: grid blocks of block threads, with
+// LaunchScanI64 launches scanI64 (kernels_types.go:266) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], offs buffer.Array[int64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -1804,7 +1656,7 @@ func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_i64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 28)
+	ld, checked, err := goKernels.Prepare(s, 26)
 	if err != nil {
 		return err
 	}
@@ -1814,7 +1666,7 @@ func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 28, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 26, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBI64Args is the kernarg layout of scan_lbi64's C++ entry point.
@@ -1822,38 +1674,35 @@ type scanLBI64Args struct {
 	in        rocr.ConstPtr[int64]
 	inLen     int64
 	out       rocr.Ptr[int64]
-	outLen    int64
 	agg       rocr.Ptr[int64]
 	incl      rocr.Ptr[int64]
-	states    rocr.Ptr[uint64]
-	statesLen int64
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
 	exclusive uint8
-	vec       uint8
 	tile      int64
 }
 
 // scanLBI64Kernel runs scanLBI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:328: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:279: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
 var scanLBI64Kernel = kernel.Define("scan_lbi64", func(b *kernel.Block, a *scanLBI64Args) {
 	f := kernelimpl.Frame[scanLBI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.View(b, a.out, a.outLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = a.vec != 0
-	f.p7 = int(a.tile)
+	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBI64Frame](t)
-		scanLBI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+		scanLBI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(528), kernelimpl.Lockstep())
+}, kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchScanLBI64 launches scanLBI64 (kernels_types.go:321) on s: grid blocks of block threads, with
+// LaunchScanLBI64 launches scanLBI64 (kernels_types.go:275) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], agg buffer.Array[int64], incl buffer.Array[int64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], agg buffer.Array[int64], incl buffer.Array[int64], flags buffer.Array[uint32], exclusive bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 0 (in): nil buffer")
 	}
@@ -1866,91 +1715,20 @@ func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 3 (incl): nil buffer")
 	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 4 (states): nil buffer")
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 4 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 29)
+	ld, checked, err := goKernels.Prepare(s, 27)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 29, checked, grid, block, sharedMem, &args)
-}
-
-// segScanLBI64Args is the kernarg layout of seg_scan_lbi64's C++ entry point.
-type segScanLBI64Args struct {
-	in        rocr.ConstPtr[int64]
-	inLen     int64
-	heads     rocr.ConstPtr[uint8]
-	headsLen  int64
-	out       rocr.Ptr[int64]
-	outLen    int64
-	agg       rocr.Ptr[int64]
-	incl      rocr.Ptr[int64]
-	states    rocr.Ptr[uint64]
-	statesLen int64
-	exclusive uint8
-	vec       uint8
-	tile      int64
-}
-
-// segScanLBI64Kernel runs segScanLBI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:346: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
-var segScanLBI64Kernel = kernel.Define("seg_scan_lbi64", func(b *kernel.Block, a *segScanLBI64Args) {
-	f := kernelimpl.Frame[segScanLBI64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
-	f.p2 = kernelimpl.View(b, a.out, a.outLen)
-	f.p3 = kernelimpl.ViewRest(b, a.agg)
-	f.p4 = kernelimpl.ViewRest(b, a.incl)
-	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
-	f.p6 = a.exclusive != 0
-	f.p7 = a.vec != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segScanLBI64Frame](t)
-		segScanLBI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
-}, kernel.StaticShared(3472), kernelimpl.Lockstep())
-
-// LaunchSegScanLBI64 launches segScanLBI64 (kernels_types.go:336) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSegScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], heads buffer.Array[uint8], out buffer.Array[int64], agg buffer.Array[int64], incl buffer.Array[int64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
-	if in == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 0 (in): nil buffer")
-	}
-	if heads == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 1 (heads): nil buffer")
-	}
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 2 (out): nil buffer")
-	}
-	if agg == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 3 (agg): nil buffer")
-	}
-	if incl == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 4 (incl): nil buffer")
-	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 5 (states): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 30)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
-	}
-	return ld.Launch(s, 30, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
 }
 
 // unaryI64Args is the kernarg layout of unary_i64's C++ entry point.
@@ -1990,7 +1768,7 @@ var unaryI64Kernel = kernel.Define("unary_i64", func(b *kernel.Block, a *unaryI6
 	}
 })
 
-// LaunchUnaryI64 launches unaryI64 (kernels_types.go:354) on s: grid blocks of block threads, with
+// LaunchUnaryI64 launches unaryI64 (kernels_types.go:285) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], op int32, a int64, span int, vec bool) error {
@@ -2000,7 +1778,7 @@ func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_i64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 31)
+	ld, checked, err := goKernels.Prepare(s, 28)
 	if err != nil {
 		return err
 	}
@@ -2010,7 +1788,7 @@ func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 31, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 28, checked, grid, block, sharedMem, &args)
 }
 
 // binaryI64Args is the kernarg layout of binary_i64's C++ entry point.
@@ -2050,7 +1828,7 @@ var binaryI64Kernel = kernel.Define("binary_i64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryI64 launches binaryI64 (kernels_types.go:365) on s: grid blocks of block threads, with
+// LaunchBinaryI64 launches binaryI64 (kernels_types.go:296) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int64], y buffer.Array[int64], out buffer.Array[int64], op int32, span int, vec bool) error {
@@ -2063,7 +1841,7 @@ func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_i64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 32)
+	ld, checked, err := goKernels.Prepare(s, 29)
 	if err != nil {
 		return err
 	}
@@ -2073,7 +1851,7 @@ func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 32, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 29, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceI64Args is the kernarg layout of seg_reduce_i64's C++ entry point.
@@ -2108,7 +1886,7 @@ var segReduceI64Kernel = kernel.Define("seg_reduce_i64", func(b *kernel.Block, a
 	segReduceI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceI64 launches segReduceI64 (kernels_types.go:376) on s: grid blocks of block threads, with
+// LaunchSegReduceI64 launches segReduceI64 (kernels_types.go:307) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], offs buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int) error {
@@ -2121,7 +1899,7 @@ func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 33)
+	ld, checked, err := goKernels.Prepare(s, 30)
 	if err != nil {
 		return err
 	}
@@ -2131,7 +1909,7 @@ func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 33, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 30, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountI64Args is the kernarg layout of select_count_i64's C++ entry point.
@@ -2165,7 +1943,7 @@ var selectCountI64Kernel = kernel.Define("select_count_i64", func(b *kernel.Bloc
 	selectCountI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountI64 launches selectCountI64 (kernels_types.go:384) on s: grid blocks of block threads, with
+// LaunchSelectCountI64 launches selectCountI64 (kernels_types.go:315) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a int64, tile int) error {
@@ -2178,7 +1956,7 @@ func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i64 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 34)
+	ld, checked, err := goKernels.Prepare(s, 31)
 	if err != nil {
 		return err
 	}
@@ -2188,7 +1966,7 @@ func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 34, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 31, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterI64Args is the kernarg layout of select_scatter_i64's C++ entry point.
@@ -2238,7 +2016,7 @@ var selectScatterI64Kernel = kernel.Define("select_scatter_i64", func(b *kernel.
 	selectScatterI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterI64 launches selectScatterI64 (kernels_types.go:392) on s: grid blocks of block threads, with
+// LaunchSelectScatterI64 launches selectScatterI64 (kernels_types.go:323) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], out buffer.Array[int64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a int64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -2263,7 +2041,7 @@ func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 35)
+	ld, checked, err := goKernels.Prepare(s, 32)
 	if err != nil {
 		return err
 	}
@@ -2273,7 +2051,7 @@ func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 35, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 32, checked, grid, block, sharedMem, &args)
 }
 
 // segScanI64Args is the kernarg layout of seg_scan_i64's C++ entry point.
@@ -2315,7 +2093,7 @@ var segScanI64Kernel = kernel.Define("seg_scan_i64", func(b *kernel.Block, a *se
 	segScanI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanI64 launches segScanI64 (kernels_types.go:401) on s: grid blocks of block threads, with
+// LaunchSegScanI64 launches segScanI64 (kernels_types.go:332) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], heads buffer.Array[uint8], out buffer.Array[int64], sums buffer.Array[int64], sumHeads buffer.Array[uint8], carryIn buffer.Array[int64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -2337,7 +2115,7 @@ func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 36)
+	ld, checked, err := goKernels.Prepare(s, 33)
 	if err != nil {
 		return err
 	}
@@ -2347,7 +2125,7 @@ func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 36, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 33, checked, grid, block, sharedMem, &args)
 }
 
 // reduceU64Args is the kernarg layout of reduce_u64's C++ entry point.
@@ -2362,7 +2140,7 @@ type reduceU64Args struct {
 }
 
 // reduceU64Kernel runs reduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:415: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:346: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduceU64Args) {
 	f := kernelimpl.Frame[reduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2377,7 +2155,7 @@ var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceU64 launches reduceU64 (kernels_types.go:412) on s: grid blocks of block threads, with
+// LaunchReduceU64 launches reduceU64 (kernels_types.go:343) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], id uint64, op int32, span int, vec bool) error {
@@ -2387,7 +2165,7 @@ func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_u64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 37)
+	ld, checked, err := goKernels.Prepare(s, 34)
 	if err != nil {
 		return err
 	}
@@ -2397,7 +2175,7 @@ func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 37, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 34, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceU64Args is the kernarg layout of arg_reduce_u64's C++ entry point.
@@ -2414,7 +2192,7 @@ type argReduceU64Args struct {
 }
 
 // argReduceU64Kernel runs argReduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:429: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:360: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a *argReduceU64Args) {
 	f := kernelimpl.Frame[argReduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2431,7 +2209,7 @@ var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:424) on s: grid blocks of block threads, with
+// LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:355) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], inI buffer.Array[int64], outV buffer.Array[uint64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -2447,7 +2225,7 @@ func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_u64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 38)
+	ld, checked, err := goKernels.Prepare(s, 35)
 	if err != nil {
 		return err
 	}
@@ -2457,7 +2235,7 @@ func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 35, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpU64Args is the kernarg layout of scan_up_u64's C++ entry point.
@@ -2487,7 +2265,7 @@ var scanUpU64Kernel = kernel.Define("scan_up_u64", func(b *kernel.Block, a *scan
 	scanUpU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpU64 launches scanUpU64 (kernels_types.go:438) on s: grid blocks of block threads, with
+// LaunchScanUpU64 launches scanUpU64 (kernels_types.go:369) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], sums buffer.Array[uint64], tile int, tpb int) error {
@@ -2497,7 +2275,7 @@ func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_u64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 39)
+	ld, checked, err := goKernels.Prepare(s, 36)
 	if err != nil {
 		return err
 	}
@@ -2507,7 +2285,7 @@ func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 39, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 36, checked, grid, block, sharedMem, &args)
 }
 
 // scanU64Args is the kernarg layout of scan_u64's C++ entry point.
@@ -2543,7 +2321,7 @@ var scanU64Kernel = kernel.Define("scan_u64", func(b *kernel.Block, a *scanU64Ar
 	scanU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanU64 launches scanU64 (kernels_types.go:446) on s: grid blocks of block threads, with
+// LaunchScanU64 launches scanU64 (kernels_types.go:377) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], offs buffer.Array[uint64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -2556,7 +2334,7 @@ func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_u64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 40)
+	ld, checked, err := goKernels.Prepare(s, 37)
 	if err != nil {
 		return err
 	}
@@ -2566,7 +2344,7 @@ func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 40, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 37, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBU64Args is the kernarg layout of scan_lbu64's C++ entry point.
@@ -2574,38 +2352,35 @@ type scanLBU64Args struct {
 	in        rocr.ConstPtr[uint64]
 	inLen     int64
 	out       rocr.Ptr[uint64]
-	outLen    int64
 	agg       rocr.Ptr[uint64]
 	incl      rocr.Ptr[uint64]
-	states    rocr.Ptr[uint64]
-	statesLen int64
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
 	exclusive uint8
-	vec       uint8
 	tile      int64
 }
 
 // scanLBU64Kernel runs scanLBU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:462: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:390: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
 var scanLBU64Kernel = kernel.Define("scan_lbu64", func(b *kernel.Block, a *scanLBU64Args) {
 	f := kernelimpl.Frame[scanLBU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.View(b, a.out, a.outLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = a.vec != 0
-	f.p7 = int(a.tile)
+	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBU64Frame](t)
-		scanLBU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+		scanLBU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(528), kernelimpl.Lockstep())
+}, kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchScanLBU64 launches scanLBU64 (kernels_types.go:455) on s: grid blocks of block threads, with
+// LaunchScanLBU64 launches scanLBU64 (kernels_types.go:386) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], agg buffer.Array[uint64], incl buffer.Array[uint64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], agg buffer.Array[uint64], incl buffer.Array[uint64], flags buffer.Array[uint32], exclusive bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 0 (in): nil buffer")
 	}
@@ -2618,91 +2393,20 @@ func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 3 (incl): nil buffer")
 	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 4 (states): nil buffer")
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 4 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 41)
+	ld, checked, err := goKernels.Prepare(s, 38)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 41, checked, grid, block, sharedMem, &args)
-}
-
-// segScanLBU64Args is the kernarg layout of seg_scan_lbu64's C++ entry point.
-type segScanLBU64Args struct {
-	in        rocr.ConstPtr[uint64]
-	inLen     int64
-	heads     rocr.ConstPtr[uint8]
-	headsLen  int64
-	out       rocr.Ptr[uint64]
-	outLen    int64
-	agg       rocr.Ptr[uint64]
-	incl      rocr.Ptr[uint64]
-	states    rocr.Ptr[uint64]
-	statesLen int64
-	exclusive uint8
-	vec       uint8
-	tile      int64
-}
-
-// segScanLBU64Kernel runs segScanLBU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:480: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
-var segScanLBU64Kernel = kernel.Define("seg_scan_lbu64", func(b *kernel.Block, a *segScanLBU64Args) {
-	f := kernelimpl.Frame[segScanLBU64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
-	f.p2 = kernelimpl.View(b, a.out, a.outLen)
-	f.p3 = kernelimpl.ViewRest(b, a.agg)
-	f.p4 = kernelimpl.ViewRest(b, a.incl)
-	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
-	f.p6 = a.exclusive != 0
-	f.p7 = a.vec != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segScanLBU64Frame](t)
-		segScanLBU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
-}, kernel.StaticShared(3472), kernelimpl.Lockstep())
-
-// LaunchSegScanLBU64 launches segScanLBU64 (kernels_types.go:470) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSegScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], heads buffer.Array[uint8], out buffer.Array[uint64], agg buffer.Array[uint64], incl buffer.Array[uint64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
-	if in == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 0 (in): nil buffer")
-	}
-	if heads == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 1 (heads): nil buffer")
-	}
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 2 (out): nil buffer")
-	}
-	if agg == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 3 (agg): nil buffer")
-	}
-	if incl == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 4 (incl): nil buffer")
-	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 5 (states): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 42)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
-	}
-	return ld.Launch(s, 42, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
 }
 
 // unaryU64Args is the kernarg layout of unary_u64's C++ entry point.
@@ -2742,7 +2446,7 @@ var unaryU64Kernel = kernel.Define("unary_u64", func(b *kernel.Block, a *unaryU6
 	}
 })
 
-// LaunchUnaryU64 launches unaryU64 (kernels_types.go:488) on s: grid blocks of block threads, with
+// LaunchUnaryU64 launches unaryU64 (kernels_types.go:396) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], op int32, a uint64, span int, vec bool) error {
@@ -2752,7 +2456,7 @@ func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_u64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 43)
+	ld, checked, err := goKernels.Prepare(s, 39)
 	if err != nil {
 		return err
 	}
@@ -2762,7 +2466,7 @@ func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 43, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 39, checked, grid, block, sharedMem, &args)
 }
 
 // binaryU64Args is the kernarg layout of binary_u64's C++ entry point.
@@ -2802,7 +2506,7 @@ var binaryU64Kernel = kernel.Define("binary_u64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryU64 launches binaryU64 (kernels_types.go:499) on s: grid blocks of block threads, with
+// LaunchBinaryU64 launches binaryU64 (kernels_types.go:407) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint64], y buffer.Array[uint64], out buffer.Array[uint64], op int32, span int, vec bool) error {
@@ -2815,7 +2519,7 @@ func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_u64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 44)
+	ld, checked, err := goKernels.Prepare(s, 40)
 	if err != nil {
 		return err
 	}
@@ -2825,7 +2529,7 @@ func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 44, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 40, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceU64Args is the kernarg layout of seg_reduce_u64's C++ entry point.
@@ -2860,7 +2564,7 @@ var segReduceU64Kernel = kernel.Define("seg_reduce_u64", func(b *kernel.Block, a
 	segReduceU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceU64 launches segReduceU64 (kernels_types.go:510) on s: grid blocks of block threads, with
+// LaunchSegReduceU64 launches segReduceU64 (kernels_types.go:418) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], offs buffer.Array[int64], out buffer.Array[uint64], id uint64, op int32, span int) error {
@@ -2873,7 +2577,7 @@ func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 45)
+	ld, checked, err := goKernels.Prepare(s, 41)
 	if err != nil {
 		return err
 	}
@@ -2883,7 +2587,7 @@ func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 45, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 41, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountU64Args is the kernarg layout of select_count_u64's C++ entry point.
@@ -2917,7 +2621,7 @@ var selectCountU64Kernel = kernel.Define("select_count_u64", func(b *kernel.Bloc
 	selectCountU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountU64 launches selectCountU64 (kernels_types.go:518) on s: grid blocks of block threads, with
+// LaunchSelectCountU64 launches selectCountU64 (kernels_types.go:426) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a uint64, tile int) error {
@@ -2930,7 +2634,7 @@ func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u64 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 46)
+	ld, checked, err := goKernels.Prepare(s, 42)
 	if err != nil {
 		return err
 	}
@@ -2940,7 +2644,7 @@ func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 46, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 42, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterU64Args is the kernarg layout of select_scatter_u64's C++ entry point.
@@ -2990,7 +2694,7 @@ var selectScatterU64Kernel = kernel.Define("select_scatter_u64", func(b *kernel.
 	selectScatterU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterU64 launches selectScatterU64 (kernels_types.go:526) on s: grid blocks of block threads, with
+// LaunchSelectScatterU64 launches selectScatterU64 (kernels_types.go:434) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], out buffer.Array[uint64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a uint64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -3015,7 +2719,7 @@ func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 47)
+	ld, checked, err := goKernels.Prepare(s, 43)
 	if err != nil {
 		return err
 	}
@@ -3025,7 +2729,7 @@ func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 47, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 43, checked, grid, block, sharedMem, &args)
 }
 
 // segScanU64Args is the kernarg layout of seg_scan_u64's C++ entry point.
@@ -3067,7 +2771,7 @@ var segScanU64Kernel = kernel.Define("seg_scan_u64", func(b *kernel.Block, a *se
 	segScanU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanU64 launches segScanU64 (kernels_types.go:535) on s: grid blocks of block threads, with
+// LaunchSegScanU64 launches segScanU64 (kernels_types.go:443) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], heads buffer.Array[uint8], out buffer.Array[uint64], sums buffer.Array[uint64], sumHeads buffer.Array[uint8], carryIn buffer.Array[uint64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -3089,7 +2793,7 @@ func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 48)
+	ld, checked, err := goKernels.Prepare(s, 44)
 	if err != nil {
 		return err
 	}
@@ -3099,7 +2803,7 @@ func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 48, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 44, checked, grid, block, sharedMem, &args)
 }
 
 // reduceF32Args is the kernarg layout of reduce_f32's C++ entry point.
@@ -3114,7 +2818,7 @@ type reduceF32Args struct {
 }
 
 // reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:549: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:457: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
 	f := kernelimpl.Frame[reduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3129,7 +2833,7 @@ var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchReduceF32 launches reduceF32 (kernels_types.go:546) on s: grid blocks of block threads, with
+// LaunchReduceF32 launches reduceF32 (kernels_types.go:454) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], id float32, op int32, span int, vec bool) error {
@@ -3139,7 +2843,7 @@ func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 49)
+	ld, checked, err := goKernels.Prepare(s, 45)
 	if err != nil {
 		return err
 	}
@@ -3149,7 +2853,7 @@ func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 45, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceF32Args is the kernarg layout of arg_reduce_f32's C++ entry point.
@@ -3166,7 +2870,7 @@ type argReduceF32Args struct {
 }
 
 // argReduceF32Kernel runs argReduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:563: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:471: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a *argReduceF32Args) {
 	f := kernelimpl.Frame[argReduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3183,7 +2887,7 @@ var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:558) on s: grid blocks of block threads, with
+// LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:466) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], inI buffer.Array[int64], outV buffer.Array[float32], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -3199,7 +2903,7 @@ func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_f32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 50)
+	ld, checked, err := goKernels.Prepare(s, 46)
 	if err != nil {
 		return err
 	}
@@ -3209,7 +2913,7 @@ func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 50, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 46, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpF32Args is the kernarg layout of scan_up_f32's C++ entry point.
@@ -3239,7 +2943,7 @@ var scanUpF32Kernel = kernel.Define("scan_up_f32", func(b *kernel.Block, a *scan
 	scanUpF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanUpF32 launches scanUpF32 (kernels_types.go:572) on s: grid blocks of block threads, with
+// LaunchScanUpF32 launches scanUpF32 (kernels_types.go:480) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], sums buffer.Array[float32], tile int, tpb int) error {
@@ -3249,7 +2953,7 @@ func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_f32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 51)
+	ld, checked, err := goKernels.Prepare(s, 47)
 	if err != nil {
 		return err
 	}
@@ -3259,7 +2963,7 @@ func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 51, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 47, checked, grid, block, sharedMem, &args)
 }
 
 // scanF32Args is the kernarg layout of scan_f32's C++ entry point.
@@ -3295,7 +2999,7 @@ var scanF32Kernel = kernel.Define("scan_f32", func(b *kernel.Block, a *scanF32Ar
 	scanF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanF32 launches scanF32 (kernels_types.go:580) on s: grid blocks of block threads, with
+// LaunchScanF32 launches scanF32 (kernels_types.go:488) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], offs buffer.Array[float32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -3308,7 +3012,7 @@ func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_f32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 52)
+	ld, checked, err := goKernels.Prepare(s, 48)
 	if err != nil {
 		return err
 	}
@@ -3318,7 +3022,7 @@ func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 52, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 48, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBF32Args is the kernarg layout of scan_lbf32's C++ entry point.
@@ -3326,38 +3030,35 @@ type scanLBF32Args struct {
 	in        rocr.ConstPtr[float32]
 	inLen     int64
 	out       rocr.Ptr[float32]
-	outLen    int64
 	agg       rocr.Ptr[float32]
 	incl      rocr.Ptr[float32]
-	states    rocr.Ptr[uint64]
-	statesLen int64
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
 	exclusive uint8
-	vec       uint8
 	tile      int64
 }
 
 // scanLBF32Kernel runs scanLBF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:596: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:501: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
 var scanLBF32Kernel = kernel.Define("scan_lbf32", func(b *kernel.Block, a *scanLBF32Args) {
 	f := kernelimpl.Frame[scanLBF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.View(b, a.out, a.outLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = a.vec != 0
-	f.p7 = int(a.tile)
+	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBF32Frame](t)
-		scanLBF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+		scanLBF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(272), kernelimpl.Lockstep())
+}, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanLBF32 launches scanLBF32 (kernels_types.go:589) on s: grid blocks of block threads, with
+// LaunchScanLBF32 launches scanLBF32 (kernels_types.go:497) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], agg buffer.Array[float32], incl buffer.Array[float32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], agg buffer.Array[float32], incl buffer.Array[float32], flags buffer.Array[uint32], exclusive bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 0 (in): nil buffer")
 	}
@@ -3370,91 +3071,20 @@ func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 3 (incl): nil buffer")
 	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 4 (states): nil buffer")
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 4 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 53)
+	ld, checked, err := goKernels.Prepare(s, 49)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 53, checked, grid, block, sharedMem, &args)
-}
-
-// segScanLBF32Args is the kernarg layout of seg_scan_lbf32's C++ entry point.
-type segScanLBF32Args struct {
-	in        rocr.ConstPtr[float32]
-	inLen     int64
-	heads     rocr.ConstPtr[uint8]
-	headsLen  int64
-	out       rocr.Ptr[float32]
-	outLen    int64
-	agg       rocr.Ptr[float32]
-	incl      rocr.Ptr[float32]
-	states    rocr.Ptr[uint64]
-	statesLen int64
-	exclusive uint8
-	vec       uint8
-	tile      int64
-}
-
-// segScanLBF32Kernel runs segScanLBF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:614: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
-var segScanLBF32Kernel = kernel.Define("seg_scan_lbf32", func(b *kernel.Block, a *segScanLBF32Args) {
-	f := kernelimpl.Frame[segScanLBF32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
-	f.p2 = kernelimpl.View(b, a.out, a.outLen)
-	f.p3 = kernelimpl.ViewRest(b, a.agg)
-	f.p4 = kernelimpl.ViewRest(b, a.incl)
-	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
-	f.p6 = a.exclusive != 0
-	f.p7 = a.vec != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segScanLBF32Frame](t)
-		segScanLBF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
-}, kernel.StaticShared(3216), kernelimpl.Lockstep())
-
-// LaunchSegScanLBF32 launches segScanLBF32 (kernels_types.go:604) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSegScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], heads buffer.Array[uint8], out buffer.Array[float32], agg buffer.Array[float32], incl buffer.Array[float32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
-	if in == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 0 (in): nil buffer")
-	}
-	if heads == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 1 (heads): nil buffer")
-	}
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 2 (out): nil buffer")
-	}
-	if agg == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 3 (agg): nil buffer")
-	}
-	if incl == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 4 (incl): nil buffer")
-	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 5 (states): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 54)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
-	}
-	return ld.Launch(s, 54, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
 }
 
 // unaryF32Args is the kernarg layout of unary_f32's C++ entry point.
@@ -3494,7 +3124,7 @@ var unaryF32Kernel = kernel.Define("unary_f32", func(b *kernel.Block, a *unaryF3
 	}
 })
 
-// LaunchUnaryF32 launches unaryF32 (kernels_types.go:622) on s: grid blocks of block threads, with
+// LaunchUnaryF32 launches unaryF32 (kernels_types.go:507) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], op int32, a float32, span int, vec bool) error {
@@ -3504,7 +3134,7 @@ func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_f32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 55)
+	ld, checked, err := goKernels.Prepare(s, 50)
 	if err != nil {
 		return err
 	}
@@ -3514,7 +3144,7 @@ func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 55, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 50, checked, grid, block, sharedMem, &args)
 }
 
 // binaryF32Args is the kernarg layout of binary_f32's C++ entry point.
@@ -3554,7 +3184,7 @@ var binaryF32Kernel = kernel.Define("binary_f32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryF32 launches binaryF32 (kernels_types.go:633) on s: grid blocks of block threads, with
+// LaunchBinaryF32 launches binaryF32 (kernels_types.go:518) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], out buffer.Array[float32], op int32, span int, vec bool) error {
@@ -3567,7 +3197,7 @@ func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_f32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 56)
+	ld, checked, err := goKernels.Prepare(s, 51)
 	if err != nil {
 		return err
 	}
@@ -3577,7 +3207,7 @@ func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 56, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 51, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceF32Args is the kernarg layout of seg_reduce_f32's C++ entry point.
@@ -3612,7 +3242,7 @@ var segReduceF32Kernel = kernel.Define("seg_reduce_f32", func(b *kernel.Block, a
 	segReduceF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceF32 launches segReduceF32 (kernels_types.go:644) on s: grid blocks of block threads, with
+// LaunchSegReduceF32 launches segReduceF32 (kernels_types.go:529) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], offs buffer.Array[int64], out buffer.Array[float32], id float32, op int32, span int) error {
@@ -3625,7 +3255,7 @@ func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 57)
+	ld, checked, err := goKernels.Prepare(s, 52)
 	if err != nil {
 		return err
 	}
@@ -3635,7 +3265,7 @@ func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 57, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 52, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountF32Args is the kernarg layout of select_count_f32's C++ entry point.
@@ -3669,7 +3299,7 @@ var selectCountF32Kernel = kernel.Define("select_count_f32", func(b *kernel.Bloc
 	selectCountF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountF32 launches selectCountF32 (kernels_types.go:652) on s: grid blocks of block threads, with
+// LaunchSelectCountF32 launches selectCountF32 (kernels_types.go:537) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a float32, tile int) error {
@@ -3682,7 +3312,7 @@ func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f32 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 58)
+	ld, checked, err := goKernels.Prepare(s, 53)
 	if err != nil {
 		return err
 	}
@@ -3692,7 +3322,7 @@ func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 58, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 53, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterF32Args is the kernarg layout of select_scatter_f32's C++ entry point.
@@ -3742,7 +3372,7 @@ var selectScatterF32Kernel = kernel.Define("select_scatter_f32", func(b *kernel.
 	selectScatterF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterF32 launches selectScatterF32 (kernels_types.go:660) on s: grid blocks of block threads, with
+// LaunchSelectScatterF32 launches selectScatterF32 (kernels_types.go:545) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], out buffer.Array[float32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a float32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -3767,7 +3397,7 @@ func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 59)
+	ld, checked, err := goKernels.Prepare(s, 54)
 	if err != nil {
 		return err
 	}
@@ -3777,7 +3407,7 @@ func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 59, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 54, checked, grid, block, sharedMem, &args)
 }
 
 // segScanF32Args is the kernarg layout of seg_scan_f32's C++ entry point.
@@ -3819,7 +3449,7 @@ var segScanF32Kernel = kernel.Define("seg_scan_f32", func(b *kernel.Block, a *se
 	segScanF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanF32 launches segScanF32 (kernels_types.go:669) on s: grid blocks of block threads, with
+// LaunchSegScanF32 launches segScanF32 (kernels_types.go:554) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], heads buffer.Array[uint8], out buffer.Array[float32], sums buffer.Array[float32], sumHeads buffer.Array[uint8], carryIn buffer.Array[float32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -3841,7 +3471,7 @@ func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 60)
+	ld, checked, err := goKernels.Prepare(s, 55)
 	if err != nil {
 		return err
 	}
@@ -3851,7 +3481,7 @@ func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 55, checked, grid, block, sharedMem, &args)
 }
 
 // reduceF64Args is the kernarg layout of reduce_f64's C++ entry point.
@@ -3866,7 +3496,7 @@ type reduceF64Args struct {
 }
 
 // reduceF64Kernel runs reduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:683: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:568: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduceF64Args) {
 	f := kernelimpl.Frame[reduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3881,7 +3511,7 @@ var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceF64 launches reduceF64 (kernels_types.go:680) on s: grid blocks of block threads, with
+// LaunchReduceF64 launches reduceF64 (kernels_types.go:565) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], id float64, op int32, span int, vec bool) error {
@@ -3891,7 +3521,7 @@ func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 61)
+	ld, checked, err := goKernels.Prepare(s, 56)
 	if err != nil {
 		return err
 	}
@@ -3901,7 +3531,7 @@ func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 61, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 56, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceF64Args is the kernarg layout of arg_reduce_f64's C++ entry point.
@@ -3918,7 +3548,7 @@ type argReduceF64Args struct {
 }
 
 // argReduceF64Kernel runs argReduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:697: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:582: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a *argReduceF64Args) {
 	f := kernelimpl.Frame[argReduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3935,7 +3565,7 @@ var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:692) on s: grid blocks of block threads, with
+// LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:577) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], inI buffer.Array[int64], outV buffer.Array[float64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -3951,7 +3581,7 @@ func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_f64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 62)
+	ld, checked, err := goKernels.Prepare(s, 57)
 	if err != nil {
 		return err
 	}
@@ -3961,7 +3591,7 @@ func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 62, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 57, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpF64Args is the kernarg layout of scan_up_f64's C++ entry point.
@@ -3991,7 +3621,7 @@ var scanUpF64Kernel = kernel.Define("scan_up_f64", func(b *kernel.Block, a *scan
 	scanUpF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpF64 launches scanUpF64 (kernels_types.go:706) on s: grid blocks of block threads, with
+// LaunchScanUpF64 launches scanUpF64 (kernels_types.go:591) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], sums buffer.Array[float64], tile int, tpb int) error {
@@ -4001,7 +3631,7 @@ func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_f64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 63)
+	ld, checked, err := goKernels.Prepare(s, 58)
 	if err != nil {
 		return err
 	}
@@ -4011,7 +3641,7 @@ func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 63, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 58, checked, grid, block, sharedMem, &args)
 }
 
 // scanF64Args is the kernarg layout of scan_f64's C++ entry point.
@@ -4047,7 +3677,7 @@ var scanF64Kernel = kernel.Define("scan_f64", func(b *kernel.Block, a *scanF64Ar
 	scanF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanF64 launches scanF64 (kernels_types.go:714) on s: grid blocks of block threads, with
+// LaunchScanF64 launches scanF64 (kernels_types.go:599) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], offs buffer.Array[float64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -4060,7 +3690,7 @@ func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_f64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 64)
+	ld, checked, err := goKernels.Prepare(s, 59)
 	if err != nil {
 		return err
 	}
@@ -4070,7 +3700,7 @@ func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 64, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 59, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBF64Args is the kernarg layout of scan_lbf64's C++ entry point.
@@ -4078,38 +3708,35 @@ type scanLBF64Args struct {
 	in        rocr.ConstPtr[float64]
 	inLen     int64
 	out       rocr.Ptr[float64]
-	outLen    int64
 	agg       rocr.Ptr[float64]
 	incl      rocr.Ptr[float64]
-	states    rocr.Ptr[uint64]
-	statesLen int64
+	flags     rocr.Ptr[uint32]
+	flagsLen  int64
 	exclusive uint8
-	vec       uint8
 	tile      int64
 }
 
 // scanLBF64Kernel runs scanLBF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:730: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:612: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
 var scanLBF64Kernel = kernel.Define("scan_lbf64", func(b *kernel.Block, a *scanLBF64Args) {
 	f := kernelimpl.Frame[scanLBF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.View(b, a.out, a.outLen)
+	f.p1 = kernelimpl.ViewRest(b, a.out)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = a.vec != 0
-	f.p7 = int(a.tile)
+	f.p6 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBF64Frame](t)
-		scanLBF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+		scanLBF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
 	})
-}, kernel.StaticShared(528), kernelimpl.Lockstep())
+}, kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchScanLBF64 launches scanLBF64 (kernels_types.go:723) on s: grid blocks of block threads, with
+// LaunchScanLBF64 launches scanLBF64 (kernels_types.go:608) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], agg buffer.Array[float64], incl buffer.Array[float64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], agg buffer.Array[float64], incl buffer.Array[float64], flags buffer.Array[uint32], exclusive bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 0 (in): nil buffer")
 	}
@@ -4122,91 +3749,20 @@ func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 3 (incl): nil buffer")
 	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 4 (states): nil buffer")
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 4 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 65)
+	ld, checked, err := goKernels.Prepare(s, 60)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 65, checked, grid, block, sharedMem, &args)
-}
-
-// segScanLBF64Args is the kernarg layout of seg_scan_lbf64's C++ entry point.
-type segScanLBF64Args struct {
-	in        rocr.ConstPtr[float64]
-	inLen     int64
-	heads     rocr.ConstPtr[uint8]
-	headsLen  int64
-	out       rocr.Ptr[float64]
-	outLen    int64
-	agg       rocr.Ptr[float64]
-	incl      rocr.Ptr[float64]
-	states    rocr.Ptr[uint64]
-	statesLen int64
-	exclusive uint8
-	vec       uint8
-	tile      int64
-}
-
-// segScanLBF64Kernel runs segScanLBF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:748: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
-var segScanLBF64Kernel = kernel.Define("seg_scan_lbf64", func(b *kernel.Block, a *segScanLBF64Args) {
-	f := kernelimpl.Frame[segScanLBF64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
-	f.p2 = kernelimpl.View(b, a.out, a.outLen)
-	f.p3 = kernelimpl.ViewRest(b, a.agg)
-	f.p4 = kernelimpl.ViewRest(b, a.incl)
-	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
-	f.p6 = a.exclusive != 0
-	f.p7 = a.vec != 0
-	f.p8 = int(a.tile)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[segScanLBF64Frame](t)
-		segScanLBF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
-	})
-}, kernel.StaticShared(3472), kernelimpl.Lockstep())
-
-// LaunchSegScanLBF64 launches segScanLBF64 (kernels_types.go:738) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSegScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], heads buffer.Array[uint8], out buffer.Array[float64], agg buffer.Array[float64], incl buffer.Array[float64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
-	if in == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 0 (in): nil buffer")
-	}
-	if heads == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 1 (heads): nil buffer")
-	}
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 2 (out): nil buffer")
-	}
-	if agg == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 3 (agg): nil buffer")
-	}
-	if incl == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 4 (incl): nil buffer")
-	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 5 (states): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 66)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
-	}
-	return ld.Launch(s, 66, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
 }
 
 // unaryF64Args is the kernarg layout of unary_f64's C++ entry point.
@@ -4246,7 +3802,7 @@ var unaryF64Kernel = kernel.Define("unary_f64", func(b *kernel.Block, a *unaryF6
 	}
 })
 
-// LaunchUnaryF64 launches unaryF64 (kernels_types.go:756) on s: grid blocks of block threads, with
+// LaunchUnaryF64 launches unaryF64 (kernels_types.go:618) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], op int32, a float64, span int, vec bool) error {
@@ -4256,7 +3812,7 @@ func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_f64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 67)
+	ld, checked, err := goKernels.Prepare(s, 61)
 	if err != nil {
 		return err
 	}
@@ -4266,7 +3822,7 @@ func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 67, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 61, checked, grid, block, sharedMem, &args)
 }
 
 // binaryF64Args is the kernarg layout of binary_f64's C++ entry point.
@@ -4306,7 +3862,7 @@ var binaryF64Kernel = kernel.Define("binary_f64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryF64 launches binaryF64 (kernels_types.go:767) on s: grid blocks of block threads, with
+// LaunchBinaryF64 launches binaryF64 (kernels_types.go:629) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float64], y buffer.Array[float64], out buffer.Array[float64], op int32, span int, vec bool) error {
@@ -4319,7 +3875,7 @@ func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_f64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 68)
+	ld, checked, err := goKernels.Prepare(s, 62)
 	if err != nil {
 		return err
 	}
@@ -4329,7 +3885,7 @@ func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 68, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 62, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceF64Args is the kernarg layout of seg_reduce_f64's C++ entry point.
@@ -4364,7 +3920,7 @@ var segReduceF64Kernel = kernel.Define("seg_reduce_f64", func(b *kernel.Block, a
 	segReduceF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceF64 launches segReduceF64 (kernels_types.go:778) on s: grid blocks of block threads, with
+// LaunchSegReduceF64 launches segReduceF64 (kernels_types.go:640) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], offs buffer.Array[int64], out buffer.Array[float64], id float64, op int32, span int) error {
@@ -4377,7 +3933,7 @@ func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 69)
+	ld, checked, err := goKernels.Prepare(s, 63)
 	if err != nil {
 		return err
 	}
@@ -4387,7 +3943,7 @@ func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 69, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 63, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountF64Args is the kernarg layout of select_count_f64's C++ entry point.
@@ -4421,7 +3977,7 @@ var selectCountF64Kernel = kernel.Define("select_count_f64", func(b *kernel.Bloc
 	selectCountF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountF64 launches selectCountF64 (kernels_types.go:786) on s: grid blocks of block threads, with
+// LaunchSelectCountF64 launches selectCountF64 (kernels_types.go:648) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a float64, tile int) error {
@@ -4434,7 +3990,7 @@ func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f64 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 70)
+	ld, checked, err := goKernels.Prepare(s, 64)
 	if err != nil {
 		return err
 	}
@@ -4444,7 +4000,7 @@ func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 70, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 64, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterF64Args is the kernarg layout of select_scatter_f64's C++ entry point.
@@ -4494,7 +4050,7 @@ var selectScatterF64Kernel = kernel.Define("select_scatter_f64", func(b *kernel.
 	selectScatterF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterF64 launches selectScatterF64 (kernels_types.go:794) on s: grid blocks of block threads, with
+// LaunchSelectScatterF64 launches selectScatterF64 (kernels_types.go:656) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], out buffer.Array[float64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a float64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -4519,7 +4075,7 @@ func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 71)
+	ld, checked, err := goKernels.Prepare(s, 65)
 	if err != nil {
 		return err
 	}
@@ -4529,7 +4085,7 @@ func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 71, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 65, checked, grid, block, sharedMem, &args)
 }
 
 // segScanF64Args is the kernarg layout of seg_scan_f64's C++ entry point.
@@ -4571,7 +4127,7 @@ var segScanF64Kernel = kernel.Define("seg_scan_f64", func(b *kernel.Block, a *se
 	segScanF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanF64 launches segScanF64 (kernels_types.go:803) on s: grid blocks of block threads, with
+// LaunchSegScanF64 launches segScanF64 (kernels_types.go:665) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], heads buffer.Array[uint8], out buffer.Array[float64], sums buffer.Array[float64], sumHeads buffer.Array[uint8], carryIn buffer.Array[float64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -4593,7 +4149,7 @@ func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 72)
+	ld, checked, err := goKernels.Prepare(s, 66)
 	if err != nil {
 		return err
 	}
@@ -4603,7 +4159,7 @@ func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 72, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 66, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU8Args is the kernarg layout of histogram_u8's C++ entry point.
@@ -4646,7 +4202,7 @@ var histogramU8Kernel = kernel.Define("histogram_u8", func(b *kernel.Block, a *h
 	histogramU8Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU8 launches histogramU8 (kernels_types.go:814) on s: grid blocks of block threads, with
+// LaunchHistogramU8 launches histogramU8 (kernels_types.go:676) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint8], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4656,7 +4212,7 @@ func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sa
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 73)
+	ld, checked, err := goKernels.Prepare(s, 67)
 	if err != nil {
 		return err
 	}
@@ -4666,7 +4222,7 @@ func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sa
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 73, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 67, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU16Args is the kernarg layout of histogram_u16's C++ entry point.
@@ -4709,7 +4265,7 @@ var histogramU16Kernel = kernel.Define("histogram_u16", func(b *kernel.Block, a 
 	histogramU16Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU16 launches histogramU16 (kernels_types.go:822) on s: grid blocks of block threads, with
+// LaunchHistogramU16 launches histogramU16 (kernels_types.go:684) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint16], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4719,7 +4275,7 @@ func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 74)
+	ld, checked, err := goKernels.Prepare(s, 68)
 	if err != nil {
 		return err
 	}
@@ -4729,7 +4285,7 @@ func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 74, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 68, checked, grid, block, sharedMem, &args)
 }
 
 // histogramI32Args is the kernarg layout of histogram_i32's C++ entry point.
@@ -4772,7 +4328,7 @@ var histogramI32Kernel = kernel.Define("histogram_i32", func(b *kernel.Block, a 
 	histogramI32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramI32 launches histogramI32 (kernels_types.go:830) on s: grid blocks of block threads, with
+// LaunchHistogramI32 launches histogramI32 (kernels_types.go:692) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[int32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4782,7 +4338,7 @@ func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_i32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 75)
+	ld, checked, err := goKernels.Prepare(s, 69)
 	if err != nil {
 		return err
 	}
@@ -4792,7 +4348,7 @@ func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 69, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU32Args is the kernarg layout of histogram_u32's C++ entry point.
@@ -4835,7 +4391,7 @@ var histogramU32Kernel = kernel.Define("histogram_u32", func(b *kernel.Block, a 
 	histogramU32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU32 launches histogramU32 (kernels_types.go:838) on s: grid blocks of block threads, with
+// LaunchHistogramU32 launches histogramU32 (kernels_types.go:700) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4845,7 +4401,7 @@ func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 76)
+	ld, checked, err := goKernels.Prepare(s, 70)
 	if err != nil {
 		return err
 	}
@@ -4855,7 +4411,7 @@ func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 70, checked, grid, block, sharedMem, &args)
 }
 
 // histogramF32Args is the kernarg layout of histogram_f32's C++ entry point.
@@ -4898,7 +4454,7 @@ var histogramF32Kernel = kernel.Define("histogram_f32", func(b *kernel.Block, a 
 	histogramF32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramF32 launches histogramF32 (kernels_types.go:846) on s: grid blocks of block threads, with
+// LaunchHistogramF32 launches histogramF32 (kernels_types.go:708) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4908,7 +4464,7 @@ func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_f32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 77)
+	ld, checked, err := goKernels.Prepare(s, 71)
 	if err != nil {
 		return err
 	}
@@ -4918,7 +4474,7 @@ func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 71, checked, grid, block, sharedMem, &args)
 }
 
 // histogramF64Args is the kernarg layout of histogram_f64's C++ entry point.
@@ -4961,7 +4517,7 @@ var histogramF64Kernel = kernel.Define("histogram_f64", func(b *kernel.Block, a 
 	histogramF64Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramF64 launches histogramF64 (kernels_types.go:854) on s: grid blocks of block threads, with
+// LaunchHistogramF64 launches histogramF64 (kernels_types.go:716) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float64], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4971,7 +4527,7 @@ func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_f64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 78)
+	ld, checked, err := goKernels.Prepare(s, 72)
 	if err != nil {
 		return err
 	}
@@ -4981,7 +4537,7 @@ func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 72, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI8Args is the kernarg layout of sort_count_i8's C++ entry point.
@@ -5015,7 +4571,7 @@ var sortCountI8Kernel = kernel.Define("sort_count_i8", func(b *kernel.Block, a *
 	sortCountI8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI8 launches sortCountI8 (kernels_types.go:862) on s: grid blocks of block threads, with
+// LaunchSortCountI8 launches sortCountI8 (kernels_types.go:724) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5025,7 +4581,7 @@ func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i8 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 79)
+	ld, checked, err := goKernels.Prepare(s, 73)
 	if err != nil {
 		return err
 	}
@@ -5035,7 +4591,7 @@ func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 73, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI8Args is the kernarg layout of sort_keys_i8's C++ entry point.
@@ -5071,7 +4627,7 @@ var sortKeysI8Kernel = kernel.Define("sort_keys_i8", func(b *kernel.Block, a *so
 	sortKeysI8Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:870) on s: grid blocks of block threads, with
+// LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:732) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int8], keysOut buffer.Array[int8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5084,7 +4640,7 @@ func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i8 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 80)
+	ld, checked, err := goKernels.Prepare(s, 74)
 	if err != nil {
 		return err
 	}
@@ -5094,7 +4650,7 @@ func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 74, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI8Args is the kernarg layout of key_heads_i8's C++ entry point.
@@ -5128,7 +4684,7 @@ var keyHeadsI8Kernel = kernel.Define("key_heads_i8", func(b *kernel.Block, a *ke
 	}
 })
 
-// LaunchKeyHeadsI8 launches keyHeadsI8 (kernels_types.go:880) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI8 launches keyHeadsI8 (kernels_types.go:742) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], flags buffer.Array[uint8], span int) error {
@@ -5138,7 +4694,7 @@ func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i8 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 81)
+	ld, checked, err := goKernels.Prepare(s, 75)
 	if err != nil {
 		return err
 	}
@@ -5148,7 +4704,7 @@ func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI8Args is the kernarg layout of merge_block_i8's C++ entry point.
@@ -5182,7 +4738,7 @@ var mergeBlockI8Kernel = kernel.Define("merge_block_i8", func(b *kernel.Block, a
 	mergeBlockI8Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI8 launches mergeBlockI8 (kernels_types.go:887) on s: grid blocks of block threads, with
+// LaunchMergeBlockI8 launches mergeBlockI8 (kernels_types.go:749) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int8], out buffer.Array[int8], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5195,7 +4751,7 @@ func LaunchMergeBlockI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i8 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 82)
+	ld, checked, err := goKernels.Prepare(s, 76)
 	if err != nil {
 		return err
 	}
@@ -5205,7 +4761,7 @@ func LaunchMergeBlockI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI8Args is the kernarg layout of merge_pass_i8's C++ entry point.
@@ -5244,7 +4800,7 @@ var mergePassI8Kernel = kernel.Define("merge_pass_i8", func(b *kernel.Block, a *
 	mergePassI8Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI8 launches mergePassI8 (kernels_types.go:896) on s: grid blocks of block threads, with
+// LaunchMergePassI8 launches mergePassI8 (kernels_types.go:758) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int8], dst buffer.Array[int8], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5260,7 +4816,7 @@ func LaunchMergePassI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i8 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 83)
+	ld, checked, err := goKernels.Prepare(s, 77)
 	if err != nil {
 		return err
 	}
@@ -5270,7 +4826,7 @@ func LaunchMergePassI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 83, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU8Args is the kernarg layout of sort_count_u8's C++ entry point.
@@ -5304,7 +4860,7 @@ var sortCountU8Kernel = kernel.Define("sort_count_u8", func(b *kernel.Block, a *
 	sortCountU8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:906) on s: grid blocks of block threads, with
+// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:768) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5314,7 +4870,7 @@ func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u8 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 84)
+	ld, checked, err := goKernels.Prepare(s, 78)
 	if err != nil {
 		return err
 	}
@@ -5324,7 +4880,7 @@ func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 84, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU8Args is the kernarg layout of sort_keys_u8's C++ entry point.
@@ -5360,7 +4916,7 @@ var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *so
 	sortKeysU8Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:914) on s: grid blocks of block threads, with
+// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:776) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint8], keysOut buffer.Array[uint8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5373,7 +4929,7 @@ func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u8 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 85)
+	ld, checked, err := goKernels.Prepare(s, 79)
 	if err != nil {
 		return err
 	}
@@ -5383,7 +4939,7 @@ func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 85, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU8Args is the kernarg layout of key_heads_u8's C++ entry point.
@@ -5417,7 +4973,7 @@ var keyHeadsU8Kernel = kernel.Define("key_heads_u8", func(b *kernel.Block, a *ke
 	}
 })
 
-// LaunchKeyHeadsU8 launches keyHeadsU8 (kernels_types.go:924) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU8 launches keyHeadsU8 (kernels_types.go:786) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], flags buffer.Array[uint8], span int) error {
@@ -5427,7 +4983,7 @@ func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u8 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 86)
+	ld, checked, err := goKernels.Prepare(s, 80)
 	if err != nil {
 		return err
 	}
@@ -5437,7 +4993,7 @@ func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 86, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU8Args is the kernarg layout of merge_block_u8's C++ entry point.
@@ -5471,7 +5027,7 @@ var mergeBlockU8Kernel = kernel.Define("merge_block_u8", func(b *kernel.Block, a
 	mergeBlockU8Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU8 launches mergeBlockU8 (kernels_types.go:931) on s: grid blocks of block threads, with
+// LaunchMergeBlockU8 launches mergeBlockU8 (kernels_types.go:793) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint8], out buffer.Array[uint8], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5484,7 +5040,7 @@ func LaunchMergeBlockU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u8 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 87)
+	ld, checked, err := goKernels.Prepare(s, 81)
 	if err != nil {
 		return err
 	}
@@ -5494,7 +5050,7 @@ func LaunchMergeBlockU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 87, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU8Args is the kernarg layout of merge_pass_u8's C++ entry point.
@@ -5533,7 +5089,7 @@ var mergePassU8Kernel = kernel.Define("merge_pass_u8", func(b *kernel.Block, a *
 	mergePassU8Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU8 launches mergePassU8 (kernels_types.go:940) on s: grid blocks of block threads, with
+// LaunchMergePassU8 launches mergePassU8 (kernels_types.go:802) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint8], dst buffer.Array[uint8], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5549,7 +5105,7 @@ func LaunchMergePassU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u8 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 88)
+	ld, checked, err := goKernels.Prepare(s, 82)
 	if err != nil {
 		return err
 	}
@@ -5559,7 +5115,7 @@ func LaunchMergePassU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 88, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI16Args is the kernarg layout of sort_count_i16's C++ entry point.
@@ -5593,7 +5149,7 @@ var sortCountI16Kernel = kernel.Define("sort_count_i16", func(b *kernel.Block, a
 	sortCountI16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:950) on s: grid blocks of block threads, with
+// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:812) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5603,7 +5159,7 @@ func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i16 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 89)
+	ld, checked, err := goKernels.Prepare(s, 83)
 	if err != nil {
 		return err
 	}
@@ -5613,7 +5169,7 @@ func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 89, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 83, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI16Args is the kernarg layout of sort_keys_i16's C++ entry point.
@@ -5649,7 +5205,7 @@ var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *
 	sortKeysI16Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:958) on s: grid blocks of block threads, with
+// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:820) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int16], keysOut buffer.Array[int16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5662,7 +5218,7 @@ func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i16 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 90)
+	ld, checked, err := goKernels.Prepare(s, 84)
 	if err != nil {
 		return err
 	}
@@ -5672,7 +5228,7 @@ func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 90, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 84, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI16Args is the kernarg layout of key_heads_i16's C++ entry point.
@@ -5706,7 +5262,7 @@ var keyHeadsI16Kernel = kernel.Define("key_heads_i16", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI16 launches keyHeadsI16 (kernels_types.go:968) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI16 launches keyHeadsI16 (kernels_types.go:830) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], flags buffer.Array[uint8], span int) error {
@@ -5716,7 +5272,7 @@ func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i16 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 91)
+	ld, checked, err := goKernels.Prepare(s, 85)
 	if err != nil {
 		return err
 	}
@@ -5726,7 +5282,7 @@ func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 91, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 85, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI16Args is the kernarg layout of merge_block_i16's C++ entry point.
@@ -5760,7 +5316,7 @@ var mergeBlockI16Kernel = kernel.Define("merge_block_i16", func(b *kernel.Block,
 	mergeBlockI16Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI16 launches mergeBlockI16 (kernels_types.go:975) on s: grid blocks of block threads, with
+// LaunchMergeBlockI16 launches mergeBlockI16 (kernels_types.go:837) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int16], out buffer.Array[int16], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5773,7 +5329,7 @@ func LaunchMergeBlockI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i16 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 92)
+	ld, checked, err := goKernels.Prepare(s, 86)
 	if err != nil {
 		return err
 	}
@@ -5783,7 +5339,7 @@ func LaunchMergeBlockI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 92, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 86, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI16Args is the kernarg layout of merge_pass_i16's C++ entry point.
@@ -5822,7 +5378,7 @@ var mergePassI16Kernel = kernel.Define("merge_pass_i16", func(b *kernel.Block, a
 	mergePassI16Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI16 launches mergePassI16 (kernels_types.go:984) on s: grid blocks of block threads, with
+// LaunchMergePassI16 launches mergePassI16 (kernels_types.go:846) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int16], dst buffer.Array[int16], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5838,7 +5394,7 @@ func LaunchMergePassI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i16 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 93)
+	ld, checked, err := goKernels.Prepare(s, 87)
 	if err != nil {
 		return err
 	}
@@ -5848,7 +5404,7 @@ func LaunchMergePassI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 93, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 87, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU16Args is the kernarg layout of sort_count_u16's C++ entry point.
@@ -5882,7 +5438,7 @@ var sortCountU16Kernel = kernel.Define("sort_count_u16", func(b *kernel.Block, a
 	sortCountU16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:994) on s: grid blocks of block threads, with
+// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:856) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5892,7 +5448,7 @@ func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u16 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 94)
+	ld, checked, err := goKernels.Prepare(s, 88)
 	if err != nil {
 		return err
 	}
@@ -5902,7 +5458,7 @@ func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 94, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 88, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU16Args is the kernarg layout of sort_keys_u16's C++ entry point.
@@ -5938,7 +5494,7 @@ var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *
 	sortKeysU16Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:1002) on s: grid blocks of block threads, with
+// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:864) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint16], keysOut buffer.Array[uint16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5951,7 +5507,7 @@ func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u16 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 95)
+	ld, checked, err := goKernels.Prepare(s, 89)
 	if err != nil {
 		return err
 	}
@@ -5961,7 +5517,7 @@ func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 95, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 89, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU16Args is the kernarg layout of key_heads_u16's C++ entry point.
@@ -5995,7 +5551,7 @@ var keyHeadsU16Kernel = kernel.Define("key_heads_u16", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU16 launches keyHeadsU16 (kernels_types.go:1012) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU16 launches keyHeadsU16 (kernels_types.go:874) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], flags buffer.Array[uint8], span int) error {
@@ -6005,7 +5561,7 @@ func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u16 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 96)
+	ld, checked, err := goKernels.Prepare(s, 90)
 	if err != nil {
 		return err
 	}
@@ -6015,7 +5571,7 @@ func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 96, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 90, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU16Args is the kernarg layout of merge_block_u16's C++ entry point.
@@ -6049,7 +5605,7 @@ var mergeBlockU16Kernel = kernel.Define("merge_block_u16", func(b *kernel.Block,
 	mergeBlockU16Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU16 launches mergeBlockU16 (kernels_types.go:1019) on s: grid blocks of block threads, with
+// LaunchMergeBlockU16 launches mergeBlockU16 (kernels_types.go:881) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint16], out buffer.Array[uint16], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6062,7 +5618,7 @@ func LaunchMergeBlockU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u16 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 97)
+	ld, checked, err := goKernels.Prepare(s, 91)
 	if err != nil {
 		return err
 	}
@@ -6072,7 +5628,7 @@ func LaunchMergeBlockU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 97, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 91, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU16Args is the kernarg layout of merge_pass_u16's C++ entry point.
@@ -6111,7 +5667,7 @@ var mergePassU16Kernel = kernel.Define("merge_pass_u16", func(b *kernel.Block, a
 	mergePassU16Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU16 launches mergePassU16 (kernels_types.go:1028) on s: grid blocks of block threads, with
+// LaunchMergePassU16 launches mergePassU16 (kernels_types.go:890) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint16], dst buffer.Array[uint16], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6127,7 +5683,7 @@ func LaunchMergePassU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u16 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 98)
+	ld, checked, err := goKernels.Prepare(s, 92)
 	if err != nil {
 		return err
 	}
@@ -6137,7 +5693,7 @@ func LaunchMergePassU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 98, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 92, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI32Args is the kernarg layout of sort_count_i32's C++ entry point.
@@ -6171,7 +5727,7 @@ var sortCountI32Kernel = kernel.Define("sort_count_i32", func(b *kernel.Block, a
 	sortCountI32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:1038) on s: grid blocks of block threads, with
+// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:900) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6181,7 +5737,7 @@ func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 99)
+	ld, checked, err := goKernels.Prepare(s, 93)
 	if err != nil {
 		return err
 	}
@@ -6191,7 +5747,7 @@ func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 99, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 93, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI32Args is the kernarg layout of sort_keys_i32's C++ entry point.
@@ -6227,7 +5783,7 @@ var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *
 	sortKeysI32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:1046) on s: grid blocks of block threads, with
+// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:908) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6240,7 +5796,7 @@ func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 100)
+	ld, checked, err := goKernels.Prepare(s, 94)
 	if err != nil {
 		return err
 	}
@@ -6250,7 +5806,7 @@ func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 100, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 94, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI32Args is the kernarg layout of key_heads_i32's C++ entry point.
@@ -6284,7 +5840,7 @@ var keyHeadsI32Kernel = kernel.Define("key_heads_i32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI32 launches keyHeadsI32 (kernels_types.go:1056) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI32 launches keyHeadsI32 (kernels_types.go:918) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], flags buffer.Array[uint8], span int) error {
@@ -6294,7 +5850,7 @@ func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 101)
+	ld, checked, err := goKernels.Prepare(s, 95)
 	if err != nil {
 		return err
 	}
@@ -6304,7 +5860,7 @@ func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 101, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 95, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI32Args is the kernarg layout of merge_block_i32's C++ entry point.
@@ -6338,7 +5894,7 @@ var mergeBlockI32Kernel = kernel.Define("merge_block_i32", func(b *kernel.Block,
 	mergeBlockI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI32 launches mergeBlockI32 (kernels_types.go:1063) on s: grid blocks of block threads, with
+// LaunchMergeBlockI32 launches mergeBlockI32 (kernels_types.go:925) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6351,7 +5907,7 @@ func LaunchMergeBlockI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i32 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 102)
+	ld, checked, err := goKernels.Prepare(s, 96)
 	if err != nil {
 		return err
 	}
@@ -6361,7 +5917,7 @@ func LaunchMergeBlockI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 102, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 96, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI32Args is the kernarg layout of merge_pass_i32's C++ entry point.
@@ -6400,7 +5956,7 @@ var mergePassI32Kernel = kernel.Define("merge_pass_i32", func(b *kernel.Block, a
 	mergePassI32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI32 launches mergePassI32 (kernels_types.go:1072) on s: grid blocks of block threads, with
+// LaunchMergePassI32 launches mergePassI32 (kernels_types.go:934) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int32], dst buffer.Array[int32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6416,7 +5972,7 @@ func LaunchMergePassI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i32 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 103)
+	ld, checked, err := goKernels.Prepare(s, 97)
 	if err != nil {
 		return err
 	}
@@ -6426,7 +5982,7 @@ func LaunchMergePassI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 103, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 97, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU32Args is the kernarg layout of sort_count_u32's C++ entry point.
@@ -6460,7 +6016,7 @@ var sortCountU32Kernel = kernel.Define("sort_count_u32", func(b *kernel.Block, a
 	sortCountU32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:1082) on s: grid blocks of block threads, with
+// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:944) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6470,7 +6026,7 @@ func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 104)
+	ld, checked, err := goKernels.Prepare(s, 98)
 	if err != nil {
 		return err
 	}
@@ -6480,7 +6036,7 @@ func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 104, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 98, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU32Args is the kernarg layout of sort_keys_u32's C++ entry point.
@@ -6516,7 +6072,7 @@ var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *
 	sortKeysU32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:1090) on s: grid blocks of block threads, with
+// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:952) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6529,7 +6085,7 @@ func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 105)
+	ld, checked, err := goKernels.Prepare(s, 99)
 	if err != nil {
 		return err
 	}
@@ -6539,7 +6095,7 @@ func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 105, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 99, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU32Args is the kernarg layout of key_heads_u32's C++ entry point.
@@ -6573,7 +6129,7 @@ var keyHeadsU32Kernel = kernel.Define("key_heads_u32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU32 launches keyHeadsU32 (kernels_types.go:1100) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU32 launches keyHeadsU32 (kernels_types.go:962) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], flags buffer.Array[uint8], span int) error {
@@ -6583,7 +6139,7 @@ func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 106)
+	ld, checked, err := goKernels.Prepare(s, 100)
 	if err != nil {
 		return err
 	}
@@ -6593,7 +6149,7 @@ func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 106, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 100, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU32Args is the kernarg layout of merge_block_u32's C++ entry point.
@@ -6627,7 +6183,7 @@ var mergeBlockU32Kernel = kernel.Define("merge_block_u32", func(b *kernel.Block,
 	mergeBlockU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU32 launches mergeBlockU32 (kernels_types.go:1107) on s: grid blocks of block threads, with
+// LaunchMergeBlockU32 launches mergeBlockU32 (kernels_types.go:969) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6640,7 +6196,7 @@ func LaunchMergeBlockU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u32 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 107)
+	ld, checked, err := goKernels.Prepare(s, 101)
 	if err != nil {
 		return err
 	}
@@ -6650,7 +6206,7 @@ func LaunchMergeBlockU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 107, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 101, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU32Args is the kernarg layout of merge_pass_u32's C++ entry point.
@@ -6689,7 +6245,7 @@ var mergePassU32Kernel = kernel.Define("merge_pass_u32", func(b *kernel.Block, a
 	mergePassU32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU32 launches mergePassU32 (kernels_types.go:1116) on s: grid blocks of block threads, with
+// LaunchMergePassU32 launches mergePassU32 (kernels_types.go:978) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint32], dst buffer.Array[uint32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6705,7 +6261,7 @@ func LaunchMergePassU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u32 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 108)
+	ld, checked, err := goKernels.Prepare(s, 102)
 	if err != nil {
 		return err
 	}
@@ -6715,7 +6271,7 @@ func LaunchMergePassU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 108, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 102, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI64Args is the kernarg layout of sort_count_i64's C++ entry point.
@@ -6749,7 +6305,7 @@ var sortCountI64Kernel = kernel.Define("sort_count_i64", func(b *kernel.Block, a
 	sortCountI64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:1126) on s: grid blocks of block threads, with
+// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:988) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6759,7 +6315,7 @@ func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 109)
+	ld, checked, err := goKernels.Prepare(s, 103)
 	if err != nil {
 		return err
 	}
@@ -6769,7 +6325,7 @@ func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 109, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 103, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI64Args is the kernarg layout of sort_keys_i64's C++ entry point.
@@ -6805,7 +6361,7 @@ var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *
 	sortKeysI64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:1134) on s: grid blocks of block threads, with
+// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:996) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6818,7 +6374,7 @@ func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 110)
+	ld, checked, err := goKernels.Prepare(s, 104)
 	if err != nil {
 		return err
 	}
@@ -6828,7 +6384,7 @@ func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 110, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 104, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI64Args is the kernarg layout of key_heads_i64's C++ entry point.
@@ -6862,7 +6418,7 @@ var keyHeadsI64Kernel = kernel.Define("key_heads_i64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI64 launches keyHeadsI64 (kernels_types.go:1144) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI64 launches keyHeadsI64 (kernels_types.go:1006) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], flags buffer.Array[uint8], span int) error {
@@ -6872,7 +6428,7 @@ func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 111)
+	ld, checked, err := goKernels.Prepare(s, 105)
 	if err != nil {
 		return err
 	}
@@ -6882,7 +6438,7 @@ func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 111, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 105, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI64Args is the kernarg layout of merge_block_i64's C++ entry point.
@@ -6916,7 +6472,7 @@ var mergeBlockI64Kernel = kernel.Define("merge_block_i64", func(b *kernel.Block,
 	mergeBlockI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI64 launches mergeBlockI64 (kernels_types.go:1151) on s: grid blocks of block threads, with
+// LaunchMergeBlockI64 launches mergeBlockI64 (kernels_types.go:1013) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6929,7 +6485,7 @@ func LaunchMergeBlockI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i64 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 112)
+	ld, checked, err := goKernels.Prepare(s, 106)
 	if err != nil {
 		return err
 	}
@@ -6939,7 +6495,7 @@ func LaunchMergeBlockI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 112, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 106, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI64Args is the kernarg layout of merge_pass_i64's C++ entry point.
@@ -6978,7 +6534,7 @@ var mergePassI64Kernel = kernel.Define("merge_pass_i64", func(b *kernel.Block, a
 	mergePassI64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI64 launches mergePassI64 (kernels_types.go:1160) on s: grid blocks of block threads, with
+// LaunchMergePassI64 launches mergePassI64 (kernels_types.go:1022) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int64], dst buffer.Array[int64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6994,7 +6550,7 @@ func LaunchMergePassI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i64 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 113)
+	ld, checked, err := goKernels.Prepare(s, 107)
 	if err != nil {
 		return err
 	}
@@ -7004,7 +6560,7 @@ func LaunchMergePassI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 113, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 107, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU64Args is the kernarg layout of sort_count_u64's C++ entry point.
@@ -7038,7 +6594,7 @@ var sortCountU64Kernel = kernel.Define("sort_count_u64", func(b *kernel.Block, a
 	sortCountU64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:1170) on s: grid blocks of block threads, with
+// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:1032) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7048,7 +6604,7 @@ func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 114)
+	ld, checked, err := goKernels.Prepare(s, 108)
 	if err != nil {
 		return err
 	}
@@ -7058,7 +6614,7 @@ func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 114, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 108, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU64Args is the kernarg layout of sort_keys_u64's C++ entry point.
@@ -7094,7 +6650,7 @@ var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *
 	sortKeysU64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:1178) on s: grid blocks of block threads, with
+// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:1040) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7107,7 +6663,7 @@ func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 115)
+	ld, checked, err := goKernels.Prepare(s, 109)
 	if err != nil {
 		return err
 	}
@@ -7117,7 +6673,7 @@ func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 115, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 109, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU64Args is the kernarg layout of key_heads_u64's C++ entry point.
@@ -7151,7 +6707,7 @@ var keyHeadsU64Kernel = kernel.Define("key_heads_u64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU64 launches keyHeadsU64 (kernels_types.go:1188) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU64 launches keyHeadsU64 (kernels_types.go:1050) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], flags buffer.Array[uint8], span int) error {
@@ -7161,7 +6717,7 @@ func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 116)
+	ld, checked, err := goKernels.Prepare(s, 110)
 	if err != nil {
 		return err
 	}
@@ -7171,7 +6727,7 @@ func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 116, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 110, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU64Args is the kernarg layout of merge_block_u64's C++ entry point.
@@ -7205,7 +6761,7 @@ var mergeBlockU64Kernel = kernel.Define("merge_block_u64", func(b *kernel.Block,
 	mergeBlockU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU64 launches mergeBlockU64 (kernels_types.go:1195) on s: grid blocks of block threads, with
+// LaunchMergeBlockU64 launches mergeBlockU64 (kernels_types.go:1057) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -7218,7 +6774,7 @@ func LaunchMergeBlockU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u64 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 117)
+	ld, checked, err := goKernels.Prepare(s, 111)
 	if err != nil {
 		return err
 	}
@@ -7228,7 +6784,7 @@ func LaunchMergeBlockU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 117, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 111, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU64Args is the kernarg layout of merge_pass_u64's C++ entry point.
@@ -7267,7 +6823,7 @@ var mergePassU64Kernel = kernel.Define("merge_pass_u64", func(b *kernel.Block, a
 	mergePassU64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU64 launches mergePassU64 (kernels_types.go:1204) on s: grid blocks of block threads, with
+// LaunchMergePassU64 launches mergePassU64 (kernels_types.go:1066) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint64], dst buffer.Array[uint64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -7283,7 +6839,7 @@ func LaunchMergePassU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u64 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 118)
+	ld, checked, err := goKernels.Prepare(s, 112)
 	if err != nil {
 		return err
 	}
@@ -7293,7 +6849,7 @@ func LaunchMergePassU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 118, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 112, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountF32Args is the kernarg layout of sort_count_f32's C++ entry point.
@@ -7327,7 +6883,7 @@ var sortCountF32Kernel = kernel.Define("sort_count_f32", func(b *kernel.Block, a
 	sortCountF32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:1214) on s: grid blocks of block threads, with
+// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:1076) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7337,7 +6893,7 @@ func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_f32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 119)
+	ld, checked, err := goKernels.Prepare(s, 113)
 	if err != nil {
 		return err
 	}
@@ -7347,7 +6903,7 @@ func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 119, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 113, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysF32Args is the kernarg layout of sort_keys_f32's C++ entry point.
@@ -7383,7 +6939,7 @@ var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *
 	sortKeysF32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:1222) on s: grid blocks of block threads, with
+// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:1084) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7396,7 +6952,7 @@ func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_f32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 120)
+	ld, checked, err := goKernels.Prepare(s, 114)
 	if err != nil {
 		return err
 	}
@@ -7406,7 +6962,7 @@ func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 120, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 114, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsF32Args is the kernarg layout of key_heads_f32's C++ entry point.
@@ -7440,7 +6996,7 @@ var keyHeadsF32Kernel = kernel.Define("key_heads_f32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsF32 launches keyHeadsF32 (kernels_types.go:1232) on s: grid blocks of block threads, with
+// LaunchKeyHeadsF32 launches keyHeadsF32 (kernels_types.go:1094) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], flags buffer.Array[uint8], span int) error {
@@ -7450,7 +7006,7 @@ func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 121)
+	ld, checked, err := goKernels.Prepare(s, 115)
 	if err != nil {
 		return err
 	}
@@ -7460,7 +7016,7 @@ func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 121, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 115, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockF32Args is the kernarg layout of merge_block_f32's C++ entry point.
@@ -7494,7 +7050,7 @@ var mergeBlockF32Kernel = kernel.Define("merge_block_f32", func(b *kernel.Block,
 	mergeBlockF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockF32 launches mergeBlockF32 (kernels_types.go:1239) on s: grid blocks of block threads, with
+// LaunchMergeBlockF32 launches mergeBlockF32 (kernels_types.go:1101) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -7507,7 +7063,7 @@ func LaunchMergeBlockF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_f32 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 122)
+	ld, checked, err := goKernels.Prepare(s, 116)
 	if err != nil {
 		return err
 	}
@@ -7517,7 +7073,7 @@ func LaunchMergeBlockF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 122, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 116, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassF32Args is the kernarg layout of merge_pass_f32's C++ entry point.
@@ -7556,7 +7112,7 @@ var mergePassF32Kernel = kernel.Define("merge_pass_f32", func(b *kernel.Block, a
 	mergePassF32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassF32 launches mergePassF32 (kernels_types.go:1248) on s: grid blocks of block threads, with
+// LaunchMergePassF32 launches mergePassF32 (kernels_types.go:1110) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[float32], dst buffer.Array[float32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -7572,7 +7128,7 @@ func LaunchMergePassF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f32 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 123)
+	ld, checked, err := goKernels.Prepare(s, 117)
 	if err != nil {
 		return err
 	}
@@ -7582,7 +7138,7 @@ func LaunchMergePassF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 123, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 117, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountF64Args is the kernarg layout of sort_count_f64's C++ entry point.
@@ -7616,7 +7172,7 @@ var sortCountF64Kernel = kernel.Define("sort_count_f64", func(b *kernel.Block, a
 	sortCountF64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:1258) on s: grid blocks of block threads, with
+// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:1120) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7626,7 +7182,7 @@ func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_f64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 124)
+	ld, checked, err := goKernels.Prepare(s, 118)
 	if err != nil {
 		return err
 	}
@@ -7636,7 +7192,7 @@ func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 124, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 118, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysF64Args is the kernarg layout of sort_keys_f64's C++ entry point.
@@ -7672,7 +7228,7 @@ var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *
 	sortKeysF64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:1266) on s: grid blocks of block threads, with
+// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:1128) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7685,7 +7241,7 @@ func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_f64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 125)
+	ld, checked, err := goKernels.Prepare(s, 119)
 	if err != nil {
 		return err
 	}
@@ -7695,7 +7251,7 @@ func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 125, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 119, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsF64Args is the kernarg layout of key_heads_f64's C++ entry point.
@@ -7729,7 +7285,7 @@ var keyHeadsF64Kernel = kernel.Define("key_heads_f64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsF64 launches keyHeadsF64 (kernels_types.go:1276) on s: grid blocks of block threads, with
+// LaunchKeyHeadsF64 launches keyHeadsF64 (kernels_types.go:1138) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], flags buffer.Array[uint8], span int) error {
@@ -7739,7 +7295,7 @@ func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 126)
+	ld, checked, err := goKernels.Prepare(s, 120)
 	if err != nil {
 		return err
 	}
@@ -7749,7 +7305,7 @@ func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 126, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 120, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockF64Args is the kernarg layout of merge_block_f64's C++ entry point.
@@ -7783,7 +7339,7 @@ var mergeBlockF64Kernel = kernel.Define("merge_block_f64", func(b *kernel.Block,
 	mergeBlockF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockF64 launches mergeBlockF64 (kernels_types.go:1283) on s: grid blocks of block threads, with
+// LaunchMergeBlockF64 launches mergeBlockF64 (kernels_types.go:1145) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -7796,7 +7352,7 @@ func LaunchMergeBlockF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_f64 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 127)
+	ld, checked, err := goKernels.Prepare(s, 121)
 	if err != nil {
 		return err
 	}
@@ -7806,7 +7362,7 @@ func LaunchMergeBlockF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 127, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 121, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassF64Args is the kernarg layout of merge_pass_f64's C++ entry point.
@@ -7845,7 +7401,7 @@ var mergePassF64Kernel = kernel.Define("merge_pass_f64", func(b *kernel.Block, a
 	mergePassF64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassF64 launches mergePassF64 (kernels_types.go:1292) on s: grid blocks of block threads, with
+// LaunchMergePassF64 launches mergePassF64 (kernels_types.go:1154) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[float64], dst buffer.Array[float64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -7861,7 +7417,7 @@ func LaunchMergePassF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f64 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 128)
+	ld, checked, err := goKernels.Prepare(s, 122)
 	if err != nil {
 		return err
 	}
@@ -7871,7 +7427,7 @@ func LaunchMergePassF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 128, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 122, checked, grid, block, sharedMem, &args)
 }
 
 // gatherI32Args is the kernarg layout of gather_i32's C++ entry point.
@@ -7908,7 +7464,7 @@ var gatherI32Kernel = kernel.Define("gather_i32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherI32 launches gatherI32 (kernels_types.go:1302) on s: grid blocks of block threads, with
+// LaunchGatherI32 launches gatherI32 (kernels_types.go:1164) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], idx buffer.Array[uint32], out buffer.Array[int32], count int, span int) error {
@@ -7921,7 +7477,7 @@ func LaunchGatherI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_i32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 129)
+	ld, checked, err := goKernels.Prepare(s, 123)
 	if err != nil {
 		return err
 	}
@@ -7931,7 +7487,7 @@ func LaunchGatherI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 129, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 123, checked, grid, block, sharedMem, &args)
 }
 
 // gatherU32Args is the kernarg layout of gather_u32's C++ entry point.
@@ -7968,7 +7524,7 @@ var gatherU32Kernel = kernel.Define("gather_u32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherU32 launches gatherU32 (kernels_types.go:1309) on s: grid blocks of block threads, with
+// LaunchGatherU32 launches gatherU32 (kernels_types.go:1171) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], idx buffer.Array[uint32], out buffer.Array[uint32], count int, span int) error {
@@ -7981,7 +7537,7 @@ func LaunchGatherU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_u32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 130)
+	ld, checked, err := goKernels.Prepare(s, 124)
 	if err != nil {
 		return err
 	}
@@ -7991,7 +7547,7 @@ func LaunchGatherU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 130, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 124, checked, grid, block, sharedMem, &args)
 }
 
 // gatherI64Args is the kernarg layout of gather_i64's C++ entry point.
@@ -8028,7 +7584,7 @@ var gatherI64Kernel = kernel.Define("gather_i64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherI64 launches gatherI64 (kernels_types.go:1316) on s: grid blocks of block threads, with
+// LaunchGatherI64 launches gatherI64 (kernels_types.go:1178) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], idx buffer.Array[uint32], out buffer.Array[int64], count int, span int) error {
@@ -8041,7 +7597,7 @@ func LaunchGatherI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_i64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 131)
+	ld, checked, err := goKernels.Prepare(s, 125)
 	if err != nil {
 		return err
 	}
@@ -8051,7 +7607,7 @@ func LaunchGatherI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 131, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 125, checked, grid, block, sharedMem, &args)
 }
 
 // gatherU64Args is the kernarg layout of gather_u64's C++ entry point.
@@ -8088,7 +7644,7 @@ var gatherU64Kernel = kernel.Define("gather_u64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherU64 launches gatherU64 (kernels_types.go:1323) on s: grid blocks of block threads, with
+// LaunchGatherU64 launches gatherU64 (kernels_types.go:1185) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], idx buffer.Array[uint32], out buffer.Array[uint64], count int, span int) error {
@@ -8101,7 +7657,7 @@ func LaunchGatherU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_u64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 132)
+	ld, checked, err := goKernels.Prepare(s, 126)
 	if err != nil {
 		return err
 	}
@@ -8111,7 +7667,7 @@ func LaunchGatherU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 132, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 126, checked, grid, block, sharedMem, &args)
 }
 
 // gatherF32Args is the kernarg layout of gather_f32's C++ entry point.
@@ -8148,7 +7704,7 @@ var gatherF32Kernel = kernel.Define("gather_f32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherF32 launches gatherF32 (kernels_types.go:1330) on s: grid blocks of block threads, with
+// LaunchGatherF32 launches gatherF32 (kernels_types.go:1192) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], idx buffer.Array[uint32], out buffer.Array[float32], count int, span int) error {
@@ -8161,7 +7717,7 @@ func LaunchGatherF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_f32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 133)
+	ld, checked, err := goKernels.Prepare(s, 127)
 	if err != nil {
 		return err
 	}
@@ -8171,7 +7727,7 @@ func LaunchGatherF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 133, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 127, checked, grid, block, sharedMem, &args)
 }
 
 // gatherF64Args is the kernarg layout of gather_f64's C++ entry point.
@@ -8208,7 +7764,7 @@ var gatherF64Kernel = kernel.Define("gather_f64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherF64 launches gatherF64 (kernels_types.go:1337) on s: grid blocks of block threads, with
+// LaunchGatherF64 launches gatherF64 (kernels_types.go:1199) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], idx buffer.Array[uint32], out buffer.Array[float64], count int, span int) error {
@@ -8221,7 +7777,7 @@ func LaunchGatherF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_f64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 134)
+	ld, checked, err := goKernels.Prepare(s, 128)
 	if err != nil {
 		return err
 	}
@@ -8231,7 +7787,7 @@ func LaunchGatherF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 134, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 128, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32I32Args is the kernarg layout of sort_pairs_i32_i32's C++ entry point.
@@ -8271,7 +7827,7 @@ var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.B
 	sortPairsI32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:1344) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:1206) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8290,7 +7846,7 @@ func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 135)
+	ld, checked, err := goKernels.Prepare(s, 129)
 	if err != nil {
 		return err
 	}
@@ -8300,7 +7856,7 @@ func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 135, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 129, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32U32Args is the kernarg layout of sort_pairs_i32_u32's C++ entry point.
@@ -8340,7 +7896,7 @@ var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.B
 	sortPairsI32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:1354) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:1216) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8359,7 +7915,7 @@ func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 136)
+	ld, checked, err := goKernels.Prepare(s, 130)
 	if err != nil {
 		return err
 	}
@@ -8369,7 +7925,7 @@ func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 136, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 130, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32I64Args is the kernarg layout of sort_pairs_i32_i64's C++ entry point.
@@ -8409,7 +7965,7 @@ var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.B
 	sortPairsI32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:1364) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:1226) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8428,7 +7984,7 @@ func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 137)
+	ld, checked, err := goKernels.Prepare(s, 131)
 	if err != nil {
 		return err
 	}
@@ -8438,7 +7994,7 @@ func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 137, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 131, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32U64Args is the kernarg layout of sort_pairs_i32_u64's C++ entry point.
@@ -8478,7 +8034,7 @@ var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.B
 	sortPairsI32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:1374) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:1236) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8497,7 +8053,7 @@ func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 138)
+	ld, checked, err := goKernels.Prepare(s, 132)
 	if err != nil {
 		return err
 	}
@@ -8507,7 +8063,7 @@ func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 138, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 132, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32F32Args is the kernarg layout of sort_pairs_i32_f32's C++ entry point.
@@ -8547,7 +8103,7 @@ var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.B
 	sortPairsI32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:1384) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:1246) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8566,7 +8122,7 @@ func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 139)
+	ld, checked, err := goKernels.Prepare(s, 133)
 	if err != nil {
 		return err
 	}
@@ -8576,7 +8132,7 @@ func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 139, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 133, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32F64Args is the kernarg layout of sort_pairs_i32_f64's C++ entry point.
@@ -8616,7 +8172,7 @@ var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.B
 	sortPairsI32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:1394) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:1256) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8635,7 +8191,7 @@ func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 140)
+	ld, checked, err := goKernels.Prepare(s, 134)
 	if err != nil {
 		return err
 	}
@@ -8645,7 +8201,7 @@ func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 140, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 134, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32I32Args is the kernarg layout of sort_pairs_u32_i32's C++ entry point.
@@ -8685,7 +8241,7 @@ var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.B
 	sortPairsU32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:1404) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:1266) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8704,7 +8260,7 @@ func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 141)
+	ld, checked, err := goKernels.Prepare(s, 135)
 	if err != nil {
 		return err
 	}
@@ -8714,7 +8270,7 @@ func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 141, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 135, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32U32Args is the kernarg layout of sort_pairs_u32_u32's C++ entry point.
@@ -8754,7 +8310,7 @@ var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.B
 	sortPairsU32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:1414) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:1276) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8773,7 +8329,7 @@ func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 142)
+	ld, checked, err := goKernels.Prepare(s, 136)
 	if err != nil {
 		return err
 	}
@@ -8783,7 +8339,7 @@ func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 142, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 136, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32I64Args is the kernarg layout of sort_pairs_u32_i64's C++ entry point.
@@ -8823,7 +8379,7 @@ var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.B
 	sortPairsU32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:1424) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:1286) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8842,7 +8398,7 @@ func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 143)
+	ld, checked, err := goKernels.Prepare(s, 137)
 	if err != nil {
 		return err
 	}
@@ -8852,7 +8408,7 @@ func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 143, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 137, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32U64Args is the kernarg layout of sort_pairs_u32_u64's C++ entry point.
@@ -8892,7 +8448,7 @@ var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.B
 	sortPairsU32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:1434) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:1296) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8911,7 +8467,7 @@ func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 144)
+	ld, checked, err := goKernels.Prepare(s, 138)
 	if err != nil {
 		return err
 	}
@@ -8921,7 +8477,7 @@ func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 144, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 138, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32F32Args is the kernarg layout of sort_pairs_u32_f32's C++ entry point.
@@ -8961,7 +8517,7 @@ var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.B
 	sortPairsU32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:1444) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:1306) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8980,7 +8536,7 @@ func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 145)
+	ld, checked, err := goKernels.Prepare(s, 139)
 	if err != nil {
 		return err
 	}
@@ -8990,7 +8546,7 @@ func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 145, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 139, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32F64Args is the kernarg layout of sort_pairs_u32_f64's C++ entry point.
@@ -9030,7 +8586,7 @@ var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.B
 	sortPairsU32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:1454) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:1316) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9049,7 +8605,7 @@ func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 146)
+	ld, checked, err := goKernels.Prepare(s, 140)
 	if err != nil {
 		return err
 	}
@@ -9059,7 +8615,7 @@ func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 146, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 140, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64I32Args is the kernarg layout of sort_pairs_i64_i32's C++ entry point.
@@ -9099,7 +8655,7 @@ var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.B
 	sortPairsI64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:1464) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:1326) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9118,7 +8674,7 @@ func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 147)
+	ld, checked, err := goKernels.Prepare(s, 141)
 	if err != nil {
 		return err
 	}
@@ -9128,7 +8684,7 @@ func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 147, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 141, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64U32Args is the kernarg layout of sort_pairs_i64_u32's C++ entry point.
@@ -9168,7 +8724,7 @@ var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.B
 	sortPairsI64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1474) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1336) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9187,7 +8743,7 @@ func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 148)
+	ld, checked, err := goKernels.Prepare(s, 142)
 	if err != nil {
 		return err
 	}
@@ -9197,7 +8753,7 @@ func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 148, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 142, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64I64Args is the kernarg layout of sort_pairs_i64_i64's C++ entry point.
@@ -9237,7 +8793,7 @@ var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.B
 	sortPairsI64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1484) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1346) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9256,7 +8812,7 @@ func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 149)
+	ld, checked, err := goKernels.Prepare(s, 143)
 	if err != nil {
 		return err
 	}
@@ -9266,7 +8822,7 @@ func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 149, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 143, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64U64Args is the kernarg layout of sort_pairs_i64_u64's C++ entry point.
@@ -9306,7 +8862,7 @@ var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.B
 	sortPairsI64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1494) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1356) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9325,7 +8881,7 @@ func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 150)
+	ld, checked, err := goKernels.Prepare(s, 144)
 	if err != nil {
 		return err
 	}
@@ -9335,7 +8891,7 @@ func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 150, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 144, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64F32Args is the kernarg layout of sort_pairs_i64_f32's C++ entry point.
@@ -9375,7 +8931,7 @@ var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.B
 	sortPairsI64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1504) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1366) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9394,7 +8950,7 @@ func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 151)
+	ld, checked, err := goKernels.Prepare(s, 145)
 	if err != nil {
 		return err
 	}
@@ -9404,7 +8960,7 @@ func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 151, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 145, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64F64Args is the kernarg layout of sort_pairs_i64_f64's C++ entry point.
@@ -9444,7 +9000,7 @@ var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.B
 	sortPairsI64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1514) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1376) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9463,7 +9019,7 @@ func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 152)
+	ld, checked, err := goKernels.Prepare(s, 146)
 	if err != nil {
 		return err
 	}
@@ -9473,7 +9029,7 @@ func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 152, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 146, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64I32Args is the kernarg layout of sort_pairs_u64_i32's C++ entry point.
@@ -9513,7 +9069,7 @@ var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.B
 	sortPairsU64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1524) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1386) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9532,7 +9088,7 @@ func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 153)
+	ld, checked, err := goKernels.Prepare(s, 147)
 	if err != nil {
 		return err
 	}
@@ -9542,7 +9098,7 @@ func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 153, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 147, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64U32Args is the kernarg layout of sort_pairs_u64_u32's C++ entry point.
@@ -9582,7 +9138,7 @@ var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.B
 	sortPairsU64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1534) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1396) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9601,7 +9157,7 @@ func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 154)
+	ld, checked, err := goKernels.Prepare(s, 148)
 	if err != nil {
 		return err
 	}
@@ -9611,7 +9167,7 @@ func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 154, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 148, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64I64Args is the kernarg layout of sort_pairs_u64_i64's C++ entry point.
@@ -9651,7 +9207,7 @@ var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.B
 	sortPairsU64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1544) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1406) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9670,7 +9226,7 @@ func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 155)
+	ld, checked, err := goKernels.Prepare(s, 149)
 	if err != nil {
 		return err
 	}
@@ -9680,7 +9236,7 @@ func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 155, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 149, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64U64Args is the kernarg layout of sort_pairs_u64_u64's C++ entry point.
@@ -9720,7 +9276,7 @@ var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.B
 	sortPairsU64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1554) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1416) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9739,7 +9295,7 @@ func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 156)
+	ld, checked, err := goKernels.Prepare(s, 150)
 	if err != nil {
 		return err
 	}
@@ -9749,7 +9305,7 @@ func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 156, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 150, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64F32Args is the kernarg layout of sort_pairs_u64_f32's C++ entry point.
@@ -9789,7 +9345,7 @@ var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.B
 	sortPairsU64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1564) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1426) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9808,7 +9364,7 @@ func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 157)
+	ld, checked, err := goKernels.Prepare(s, 151)
 	if err != nil {
 		return err
 	}
@@ -9818,7 +9374,7 @@ func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 157, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 151, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64F64Args is the kernarg layout of sort_pairs_u64_f64's C++ entry point.
@@ -9858,7 +9414,7 @@ var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.B
 	sortPairsU64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1574) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1436) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9877,7 +9433,7 @@ func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 158)
+	ld, checked, err := goKernels.Prepare(s, 152)
 	if err != nil {
 		return err
 	}
@@ -9887,7 +9443,7 @@ func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 158, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 152, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32I32Args is the kernarg layout of sort_pairs_f32_i32's C++ entry point.
@@ -9927,7 +9483,7 @@ var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.B
 	sortPairsF32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1584) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1446) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9946,7 +9502,7 @@ func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 159)
+	ld, checked, err := goKernels.Prepare(s, 153)
 	if err != nil {
 		return err
 	}
@@ -9956,7 +9512,7 @@ func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 159, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 153, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32U32Args is the kernarg layout of sort_pairs_f32_u32's C++ entry point.
@@ -9996,7 +9552,7 @@ var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.B
 	sortPairsF32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1594) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1456) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10015,7 +9571,7 @@ func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 160)
+	ld, checked, err := goKernels.Prepare(s, 154)
 	if err != nil {
 		return err
 	}
@@ -10025,7 +9581,7 @@ func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 160, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 154, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32I64Args is the kernarg layout of sort_pairs_f32_i64's C++ entry point.
@@ -10065,7 +9621,7 @@ var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.B
 	sortPairsF32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1604) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1466) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10084,7 +9640,7 @@ func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 161)
+	ld, checked, err := goKernels.Prepare(s, 155)
 	if err != nil {
 		return err
 	}
@@ -10094,7 +9650,7 @@ func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 161, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 155, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32U64Args is the kernarg layout of sort_pairs_f32_u64's C++ entry point.
@@ -10134,7 +9690,7 @@ var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.B
 	sortPairsF32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1614) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1476) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10153,7 +9709,7 @@ func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 162)
+	ld, checked, err := goKernels.Prepare(s, 156)
 	if err != nil {
 		return err
 	}
@@ -10163,7 +9719,7 @@ func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 162, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 156, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32F32Args is the kernarg layout of sort_pairs_f32_f32's C++ entry point.
@@ -10203,7 +9759,7 @@ var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.B
 	sortPairsF32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1624) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1486) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10222,7 +9778,7 @@ func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 163)
+	ld, checked, err := goKernels.Prepare(s, 157)
 	if err != nil {
 		return err
 	}
@@ -10232,7 +9788,7 @@ func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 163, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 157, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32F64Args is the kernarg layout of sort_pairs_f32_f64's C++ entry point.
@@ -10272,7 +9828,7 @@ var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.B
 	sortPairsF32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1634) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1496) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10291,7 +9847,7 @@ func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 164)
+	ld, checked, err := goKernels.Prepare(s, 158)
 	if err != nil {
 		return err
 	}
@@ -10301,7 +9857,7 @@ func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 164, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 158, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64I32Args is the kernarg layout of sort_pairs_f64_i32's C++ entry point.
@@ -10341,7 +9897,7 @@ var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.B
 	sortPairsF64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1644) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1506) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10360,7 +9916,7 @@ func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 165)
+	ld, checked, err := goKernels.Prepare(s, 159)
 	if err != nil {
 		return err
 	}
@@ -10370,7 +9926,7 @@ func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 165, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 159, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64U32Args is the kernarg layout of sort_pairs_f64_u32's C++ entry point.
@@ -10410,7 +9966,7 @@ var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.B
 	sortPairsF64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1654) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1516) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10429,7 +9985,7 @@ func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 166)
+	ld, checked, err := goKernels.Prepare(s, 160)
 	if err != nil {
 		return err
 	}
@@ -10439,7 +9995,7 @@ func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 166, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 160, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64I64Args is the kernarg layout of sort_pairs_f64_i64's C++ entry point.
@@ -10479,7 +10035,7 @@ var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.B
 	sortPairsF64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1664) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1526) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10498,7 +10054,7 @@ func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 167)
+	ld, checked, err := goKernels.Prepare(s, 161)
 	if err != nil {
 		return err
 	}
@@ -10508,7 +10064,7 @@ func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 167, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 161, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64U64Args is the kernarg layout of sort_pairs_f64_u64's C++ entry point.
@@ -10548,7 +10104,7 @@ var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.B
 	sortPairsF64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1674) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1536) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10567,7 +10123,7 @@ func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 168)
+	ld, checked, err := goKernels.Prepare(s, 162)
 	if err != nil {
 		return err
 	}
@@ -10577,7 +10133,7 @@ func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 168, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 162, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64F32Args is the kernarg layout of sort_pairs_f64_f32's C++ entry point.
@@ -10617,7 +10173,7 @@ var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.B
 	sortPairsF64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1684) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1546) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10636,7 +10192,7 @@ func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 169)
+	ld, checked, err := goKernels.Prepare(s, 163)
 	if err != nil {
 		return err
 	}
@@ -10646,7 +10202,7 @@ func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 169, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 163, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64F64Args is the kernarg layout of sort_pairs_f64_f64's C++ entry point.
@@ -10686,7 +10242,7 @@ var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.B
 	sortPairsF64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1694) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1556) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10705,7 +10261,7 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 170)
+	ld, checked, err := goKernels.Prepare(s, 164)
 	if err != nil {
 		return err
 	}
@@ -10715,7 +10271,793 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
+	return ld.Launch(s, 164, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepI32Args is the kernarg layout of select_sweep_i32's C++ entry point.
+type selectSweepI32Args struct {
+	in        rocr.ConstPtr[int32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[int32]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         int32
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepI32Kernel runs selectSweepI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:17: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepI32Kernel = kernel.Define("select_sweep_i32", func(b *kernel.Block, a *selectSweepI32Args) {
+	f := kernelimpl.Frame[selectSweepI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepI32Frame](t)
+		selectSweepI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(2208), kernelimpl.Lockstep())
+
+// LaunchSelectSweepI32 launches selectSweepI32 (select_types.go:10) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], out buffer.Array[int32], counts buffer.Array[int64], pred int32, a int32, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 165)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Int32(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 165, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseI32Args is the kernarg layout of select_reverse_i32's C++ entry point.
+type selectReverseI32Args struct {
+	out rocr.Ptr[int32]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseI32Kernel runs selectReverseI32 on the cpu agent.
+var selectReverseI32Kernel = kernel.Define("select_reverse_i32", func(b *kernel.Block, a *selectReverseI32Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseI32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseI32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseI32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseI32 launches selectReverseI32 (select_types.go:23) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[int32], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i32 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i32 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 166)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 166, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepU32Args is the kernarg layout of select_sweep_u32's C++ entry point.
+type selectSweepU32Args struct {
+	in        rocr.ConstPtr[uint32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[uint32]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         uint32
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepU32Kernel runs selectSweepU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:37: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepU32Kernel = kernel.Define("select_sweep_u32", func(b *kernel.Block, a *selectSweepU32Args) {
+	f := kernelimpl.Frame[selectSweepU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepU32Frame](t)
+		selectSweepU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(2208), kernelimpl.Lockstep())
+
+// LaunchSelectSweepU32 launches selectSweepU32 (select_types.go:30) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], out buffer.Array[uint32], counts buffer.Array[int64], pred int32, a uint32, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 167)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Uint32(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 167, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseU32Args is the kernarg layout of select_reverse_u32's C++ entry point.
+type selectReverseU32Args struct {
+	out rocr.Ptr[uint32]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseU32Kernel runs selectReverseU32 on the cpu agent.
+var selectReverseU32Kernel = kernel.Define("select_reverse_u32", func(b *kernel.Block, a *selectReverseU32Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseU32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseU32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseU32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseU32 launches selectReverseU32 (select_types.go:43) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint32], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u32 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u32 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 168)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 168, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepI64Args is the kernarg layout of select_sweep_i64's C++ entry point.
+type selectSweepI64Args struct {
+	in        rocr.ConstPtr[int64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[int64]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepI64Kernel runs selectSweepI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:57: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepI64Kernel = kernel.Define("select_sweep_i64", func(b *kernel.Block, a *selectSweepI64Args) {
+	f := kernelimpl.Frame[selectSweepI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepI64Frame](t)
+		selectSweepI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(3232), kernelimpl.Lockstep())
+
+// LaunchSelectSweepI64 launches selectSweepI64 (select_types.go:50) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], out buffer.Array[int64], counts buffer.Array[int64], pred int32, a int64, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 169)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Int64(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 169, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseI64Args is the kernarg layout of select_reverse_i64's C++ entry point.
+type selectReverseI64Args struct {
+	out rocr.Ptr[int64]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseI64Kernel runs selectReverseI64 on the cpu agent.
+var selectReverseI64Kernel = kernel.Define("select_reverse_i64", func(b *kernel.Block, a *selectReverseI64Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseI64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseI64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseI64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseI64 launches selectReverseI64 (select_types.go:63) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[int64], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i64 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i64 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 170)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
 	return ld.Launch(s, 170, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepU64Args is the kernarg layout of select_sweep_u64's C++ entry point.
+type selectSweepU64Args struct {
+	in        rocr.ConstPtr[uint64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[uint64]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         uint64
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepU64Kernel runs selectSweepU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:77: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepU64Kernel = kernel.Define("select_sweep_u64", func(b *kernel.Block, a *selectSweepU64Args) {
+	f := kernelimpl.Frame[selectSweepU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepU64Frame](t)
+		selectSweepU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(3232), kernelimpl.Lockstep())
+
+// LaunchSelectSweepU64 launches selectSweepU64 (select_types.go:70) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], out buffer.Array[uint64], counts buffer.Array[int64], pred int32, a uint64, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 171)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Uint64(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 171, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseU64Args is the kernarg layout of select_reverse_u64's C++ entry point.
+type selectReverseU64Args struct {
+	out rocr.Ptr[uint64]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseU64Kernel runs selectReverseU64 on the cpu agent.
+var selectReverseU64Kernel = kernel.Define("select_reverse_u64", func(b *kernel.Block, a *selectReverseU64Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseU64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseU64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseU64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseU64 launches selectReverseU64 (select_types.go:83) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint64], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u64 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u64 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 172)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 172, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepF32Args is the kernarg layout of select_sweep_f32's C++ entry point.
+type selectSweepF32Args struct {
+	in        rocr.ConstPtr[float32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[float32]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         float32
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepF32Kernel runs selectSweepF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:97: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepF32Kernel = kernel.Define("select_sweep_f32", func(b *kernel.Block, a *selectSweepF32Args) {
+	f := kernelimpl.Frame[selectSweepF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepF32Frame](t)
+		selectSweepF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(2208), kernelimpl.Lockstep())
+
+// LaunchSelectSweepF32 launches selectSweepF32 (select_types.go:90) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], out buffer.Array[float32], counts buffer.Array[int64], pred int32, a float32, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 173)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Float32(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 173, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseF32Args is the kernarg layout of select_reverse_f32's C++ entry point.
+type selectReverseF32Args struct {
+	out rocr.Ptr[float32]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseF32Kernel runs selectReverseF32 on the cpu agent.
+var selectReverseF32Kernel = kernel.Define("select_reverse_f32", func(b *kernel.Block, a *selectReverseF32Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseF32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseF32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseF32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseF32 launches selectReverseF32 (select_types.go:103) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float32], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f32 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f32 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 174)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 174, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepF64Args is the kernarg layout of select_sweep_f64's C++ entry point.
+type selectSweepF64Args struct {
+	in        rocr.ConstPtr[float64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[float64]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         float64
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepF64Kernel runs selectSweepF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:117: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepF64Kernel = kernel.Define("select_sweep_f64", func(b *kernel.Block, a *selectSweepF64Args) {
+	f := kernelimpl.Frame[selectSweepF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepF64Frame](t)
+		selectSweepF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(3232), kernelimpl.Lockstep())
+
+// LaunchSelectSweepF64 launches selectSweepF64 (select_types.go:110) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], out buffer.Array[float64], counts buffer.Array[int64], pred int32, a float64, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 175)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Float64(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 175, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseF64Args is the kernarg layout of select_reverse_f64's C++ entry point.
+type selectReverseF64Args struct {
+	out rocr.Ptr[float64]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseF64Kernel runs selectReverseF64 on the cpu agent.
+var selectReverseF64Kernel = kernel.Define("select_reverse_f64", func(b *kernel.Block, a *selectReverseF64Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseF64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseF64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseF64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseF64 launches selectReverseF64 (select_types.go:123) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float64], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f64 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f64 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 176)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 176, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI8Args is the kernarg layout of sort_hist_i8's C++ entry point.
@@ -10759,7 +11101,7 @@ func LaunchSortHistI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 171)
+	ld, checked, err := goKernels.Prepare(s, 177)
 	if err != nil {
 		return err
 	}
@@ -10769,7 +11111,7 @@ func LaunchSortHistI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 171, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 177, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI8Args is the kernarg layout of sweep_keys_i8's C++ entry point.
@@ -10820,7 +11162,7 @@ func LaunchSweepKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i8 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 172)
+	ld, checked, err := goKernels.Prepare(s, 178)
 	if err != nil {
 		return err
 	}
@@ -10830,7 +11172,7 @@ func LaunchSweepKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 172, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 178, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU8Args is the kernarg layout of sort_hist_u8's C++ entry point.
@@ -10874,7 +11216,7 @@ func LaunchSortHistU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 173)
+	ld, checked, err := goKernels.Prepare(s, 179)
 	if err != nil {
 		return err
 	}
@@ -10884,7 +11226,7 @@ func LaunchSortHistU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 173, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 179, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU8Args is the kernarg layout of sweep_keys_u8's C++ entry point.
@@ -10935,7 +11277,7 @@ func LaunchSweepKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u8 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 174)
+	ld, checked, err := goKernels.Prepare(s, 180)
 	if err != nil {
 		return err
 	}
@@ -10945,7 +11287,7 @@ func LaunchSweepKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 174, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 180, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI16Args is the kernarg layout of sort_hist_i16's C++ entry point.
@@ -10989,7 +11331,7 @@ func LaunchSortHistI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 175)
+	ld, checked, err := goKernels.Prepare(s, 181)
 	if err != nil {
 		return err
 	}
@@ -10999,7 +11341,7 @@ func LaunchSortHistI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 175, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 181, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI16Args is the kernarg layout of sweep_keys_i16's C++ entry point.
@@ -11050,7 +11392,7 @@ func LaunchSweepKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i16 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 176)
+	ld, checked, err := goKernels.Prepare(s, 182)
 	if err != nil {
 		return err
 	}
@@ -11060,7 +11402,7 @@ func LaunchSweepKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 176, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 182, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU16Args is the kernarg layout of sort_hist_u16's C++ entry point.
@@ -11104,7 +11446,7 @@ func LaunchSortHistU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 177)
+	ld, checked, err := goKernels.Prepare(s, 183)
 	if err != nil {
 		return err
 	}
@@ -11114,7 +11456,7 @@ func LaunchSortHistU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 177, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 183, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU16Args is the kernarg layout of sweep_keys_u16's C++ entry point.
@@ -11165,7 +11507,7 @@ func LaunchSweepKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u16 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 178)
+	ld, checked, err := goKernels.Prepare(s, 184)
 	if err != nil {
 		return err
 	}
@@ -11175,7 +11517,7 @@ func LaunchSweepKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 178, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 184, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI32Args is the kernarg layout of sort_hist_i32's C++ entry point.
@@ -11219,7 +11561,7 @@ func LaunchSortHistI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 179)
+	ld, checked, err := goKernels.Prepare(s, 185)
 	if err != nil {
 		return err
 	}
@@ -11229,7 +11571,7 @@ func LaunchSortHistI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 179, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 185, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI32Args is the kernarg layout of sweep_keys_i32's C++ entry point.
@@ -11280,7 +11622,7 @@ func LaunchSweepKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 180)
+	ld, checked, err := goKernels.Prepare(s, 186)
 	if err != nil {
 		return err
 	}
@@ -11290,7 +11632,7 @@ func LaunchSweepKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 180, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 186, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU32Args is the kernarg layout of sort_hist_u32's C++ entry point.
@@ -11334,7 +11676,7 @@ func LaunchSortHistU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 181)
+	ld, checked, err := goKernels.Prepare(s, 187)
 	if err != nil {
 		return err
 	}
@@ -11344,7 +11686,7 @@ func LaunchSortHistU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 181, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 187, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32Args is the kernarg layout of sweep_keys_u32's C++ entry point.
@@ -11395,7 +11737,7 @@ func LaunchSweepKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 182)
+	ld, checked, err := goKernels.Prepare(s, 188)
 	if err != nil {
 		return err
 	}
@@ -11405,7 +11747,7 @@ func LaunchSweepKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 182, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 188, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI64Args is the kernarg layout of sort_hist_i64's C++ entry point.
@@ -11449,7 +11791,7 @@ func LaunchSortHistI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 183)
+	ld, checked, err := goKernels.Prepare(s, 189)
 	if err != nil {
 		return err
 	}
@@ -11459,7 +11801,7 @@ func LaunchSortHistI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 183, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 189, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI64Args is the kernarg layout of sweep_keys_i64's C++ entry point.
@@ -11510,7 +11852,7 @@ func LaunchSweepKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 184)
+	ld, checked, err := goKernels.Prepare(s, 190)
 	if err != nil {
 		return err
 	}
@@ -11520,7 +11862,7 @@ func LaunchSweepKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 184, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 190, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU64Args is the kernarg layout of sort_hist_u64's C++ entry point.
@@ -11564,7 +11906,7 @@ func LaunchSortHistU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 185)
+	ld, checked, err := goKernels.Prepare(s, 191)
 	if err != nil {
 		return err
 	}
@@ -11574,7 +11916,7 @@ func LaunchSortHistU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 185, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 191, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU64Args is the kernarg layout of sweep_keys_u64's C++ entry point.
@@ -11625,7 +11967,7 @@ func LaunchSweepKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 186)
+	ld, checked, err := goKernels.Prepare(s, 192)
 	if err != nil {
 		return err
 	}
@@ -11635,7 +11977,7 @@ func LaunchSweepKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 186, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 192, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistF32Args is the kernarg layout of sort_hist_f32's C++ entry point.
@@ -11679,7 +12021,7 @@ func LaunchSortHistF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_f32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 187)
+	ld, checked, err := goKernels.Prepare(s, 193)
 	if err != nil {
 		return err
 	}
@@ -11689,7 +12031,7 @@ func LaunchSortHistF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 187, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 193, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysF32Args is the kernarg layout of sweep_keys_f32's C++ entry point.
@@ -11740,7 +12082,7 @@ func LaunchSweepKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 188)
+	ld, checked, err := goKernels.Prepare(s, 194)
 	if err != nil {
 		return err
 	}
@@ -11750,7 +12092,7 @@ func LaunchSweepKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 188, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 194, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistF64Args is the kernarg layout of sort_hist_f64's C++ entry point.
@@ -11794,7 +12136,7 @@ func LaunchSortHistF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_f64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 189)
+	ld, checked, err := goKernels.Prepare(s, 195)
 	if err != nil {
 		return err
 	}
@@ -11804,7 +12146,7 @@ func LaunchSortHistF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 189, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 195, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysF64Args is the kernarg layout of sweep_keys_f64's C++ entry point.
@@ -11855,7 +12197,7 @@ func LaunchSweepKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 190)
+	ld, checked, err := goKernels.Prepare(s, 196)
 	if err != nil {
 		return err
 	}
@@ -11865,7 +12207,7 @@ func LaunchSweepKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 190, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 196, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32I32Args is the kernarg layout of sweep_pairs_i32_i32's C++ entry point.
@@ -11926,7 +12268,7 @@ func LaunchSweepPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 191)
+	ld, checked, err := goKernels.Prepare(s, 197)
 	if err != nil {
 		return err
 	}
@@ -11936,7 +12278,7 @@ func LaunchSweepPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 191, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 197, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32U32Args is the kernarg layout of sweep_pairs_i32_u32's C++ entry point.
@@ -11997,7 +12339,7 @@ func LaunchSweepPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 192)
+	ld, checked, err := goKernels.Prepare(s, 198)
 	if err != nil {
 		return err
 	}
@@ -12007,7 +12349,7 @@ func LaunchSweepPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 192, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 198, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32I64Args is the kernarg layout of sweep_pairs_i32_i64's C++ entry point.
@@ -12068,7 +12410,7 @@ func LaunchSweepPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 193)
+	ld, checked, err := goKernels.Prepare(s, 199)
 	if err != nil {
 		return err
 	}
@@ -12078,7 +12420,7 @@ func LaunchSweepPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 193, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 199, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32U64Args is the kernarg layout of sweep_pairs_i32_u64's C++ entry point.
@@ -12139,7 +12481,7 @@ func LaunchSweepPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 194)
+	ld, checked, err := goKernels.Prepare(s, 200)
 	if err != nil {
 		return err
 	}
@@ -12149,7 +12491,7 @@ func LaunchSweepPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 194, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 200, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32F32Args is the kernarg layout of sweep_pairs_i32_f32's C++ entry point.
@@ -12210,7 +12552,7 @@ func LaunchSweepPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 195)
+	ld, checked, err := goKernels.Prepare(s, 201)
 	if err != nil {
 		return err
 	}
@@ -12220,7 +12562,7 @@ func LaunchSweepPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 195, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 201, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32F64Args is the kernarg layout of sweep_pairs_i32_f64's C++ entry point.
@@ -12281,7 +12623,7 @@ func LaunchSweepPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 196)
+	ld, checked, err := goKernels.Prepare(s, 202)
 	if err != nil {
 		return err
 	}
@@ -12291,7 +12633,7 @@ func LaunchSweepPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 196, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 202, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32I32Args is the kernarg layout of sweep_pairs_u32_i32's C++ entry point.
@@ -12352,7 +12694,7 @@ func LaunchSweepPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 197)
+	ld, checked, err := goKernels.Prepare(s, 203)
 	if err != nil {
 		return err
 	}
@@ -12362,7 +12704,7 @@ func LaunchSweepPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 197, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 203, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U32Args is the kernarg layout of sweep_pairs_u32_u32's C++ entry point.
@@ -12423,7 +12765,7 @@ func LaunchSweepPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 198)
+	ld, checked, err := goKernels.Prepare(s, 204)
 	if err != nil {
 		return err
 	}
@@ -12433,7 +12775,7 @@ func LaunchSweepPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 198, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 204, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32I64Args is the kernarg layout of sweep_pairs_u32_i64's C++ entry point.
@@ -12494,7 +12836,7 @@ func LaunchSweepPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 199)
+	ld, checked, err := goKernels.Prepare(s, 205)
 	if err != nil {
 		return err
 	}
@@ -12504,7 +12846,7 @@ func LaunchSweepPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 199, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 205, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U64Args is the kernarg layout of sweep_pairs_u32_u64's C++ entry point.
@@ -12565,7 +12907,7 @@ func LaunchSweepPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 200)
+	ld, checked, err := goKernels.Prepare(s, 206)
 	if err != nil {
 		return err
 	}
@@ -12575,7 +12917,7 @@ func LaunchSweepPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 200, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 206, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32F32Args is the kernarg layout of sweep_pairs_u32_f32's C++ entry point.
@@ -12636,7 +12978,7 @@ func LaunchSweepPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 201)
+	ld, checked, err := goKernels.Prepare(s, 207)
 	if err != nil {
 		return err
 	}
@@ -12646,7 +12988,7 @@ func LaunchSweepPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 201, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 207, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32F64Args is the kernarg layout of sweep_pairs_u32_f64's C++ entry point.
@@ -12707,7 +13049,7 @@ func LaunchSweepPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 202)
+	ld, checked, err := goKernels.Prepare(s, 208)
 	if err != nil {
 		return err
 	}
@@ -12717,7 +13059,7 @@ func LaunchSweepPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 202, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 208, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64I32Args is the kernarg layout of sweep_pairs_i64_i32's C++ entry point.
@@ -12778,7 +13120,7 @@ func LaunchSweepPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 203)
+	ld, checked, err := goKernels.Prepare(s, 209)
 	if err != nil {
 		return err
 	}
@@ -12788,7 +13130,7 @@ func LaunchSweepPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 203, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 209, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64U32Args is the kernarg layout of sweep_pairs_i64_u32's C++ entry point.
@@ -12849,7 +13191,7 @@ func LaunchSweepPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 204)
+	ld, checked, err := goKernels.Prepare(s, 210)
 	if err != nil {
 		return err
 	}
@@ -12859,7 +13201,7 @@ func LaunchSweepPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 204, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 210, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64I64Args is the kernarg layout of sweep_pairs_i64_i64's C++ entry point.
@@ -12920,7 +13262,7 @@ func LaunchSweepPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 205)
+	ld, checked, err := goKernels.Prepare(s, 211)
 	if err != nil {
 		return err
 	}
@@ -12930,7 +13272,7 @@ func LaunchSweepPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 205, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 211, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64U64Args is the kernarg layout of sweep_pairs_i64_u64's C++ entry point.
@@ -12991,7 +13333,7 @@ func LaunchSweepPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 206)
+	ld, checked, err := goKernels.Prepare(s, 212)
 	if err != nil {
 		return err
 	}
@@ -13001,7 +13343,7 @@ func LaunchSweepPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 206, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 212, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64F32Args is the kernarg layout of sweep_pairs_i64_f32's C++ entry point.
@@ -13062,7 +13404,7 @@ func LaunchSweepPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 207)
+	ld, checked, err := goKernels.Prepare(s, 213)
 	if err != nil {
 		return err
 	}
@@ -13072,7 +13414,7 @@ func LaunchSweepPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 207, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 213, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64F64Args is the kernarg layout of sweep_pairs_i64_f64's C++ entry point.
@@ -13133,7 +13475,7 @@ func LaunchSweepPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 208)
+	ld, checked, err := goKernels.Prepare(s, 214)
 	if err != nil {
 		return err
 	}
@@ -13143,7 +13485,7 @@ func LaunchSweepPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 208, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 214, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64I32Args is the kernarg layout of sweep_pairs_u64_i32's C++ entry point.
@@ -13204,7 +13546,7 @@ func LaunchSweepPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 209)
+	ld, checked, err := goKernels.Prepare(s, 215)
 	if err != nil {
 		return err
 	}
@@ -13214,7 +13556,7 @@ func LaunchSweepPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 209, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 215, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64U32Args is the kernarg layout of sweep_pairs_u64_u32's C++ entry point.
@@ -13275,7 +13617,7 @@ func LaunchSweepPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 210)
+	ld, checked, err := goKernels.Prepare(s, 216)
 	if err != nil {
 		return err
 	}
@@ -13285,7 +13627,7 @@ func LaunchSweepPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 210, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 216, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64I64Args is the kernarg layout of sweep_pairs_u64_i64's C++ entry point.
@@ -13346,7 +13688,7 @@ func LaunchSweepPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 211)
+	ld, checked, err := goKernels.Prepare(s, 217)
 	if err != nil {
 		return err
 	}
@@ -13356,7 +13698,7 @@ func LaunchSweepPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 211, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 217, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64U64Args is the kernarg layout of sweep_pairs_u64_u64's C++ entry point.
@@ -13417,7 +13759,7 @@ func LaunchSweepPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 212)
+	ld, checked, err := goKernels.Prepare(s, 218)
 	if err != nil {
 		return err
 	}
@@ -13427,7 +13769,7 @@ func LaunchSweepPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 212, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 218, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64F32Args is the kernarg layout of sweep_pairs_u64_f32's C++ entry point.
@@ -13488,7 +13830,7 @@ func LaunchSweepPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 213)
+	ld, checked, err := goKernels.Prepare(s, 219)
 	if err != nil {
 		return err
 	}
@@ -13498,7 +13840,7 @@ func LaunchSweepPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 213, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 219, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64F64Args is the kernarg layout of sweep_pairs_u64_f64's C++ entry point.
@@ -13559,7 +13901,7 @@ func LaunchSweepPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 214)
+	ld, checked, err := goKernels.Prepare(s, 220)
 	if err != nil {
 		return err
 	}
@@ -13569,7 +13911,7 @@ func LaunchSweepPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 214, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 220, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32I32Args is the kernarg layout of sweep_pairs_f32_i32's C++ entry point.
@@ -13630,7 +13972,7 @@ func LaunchSweepPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 215)
+	ld, checked, err := goKernels.Prepare(s, 221)
 	if err != nil {
 		return err
 	}
@@ -13640,7 +13982,7 @@ func LaunchSweepPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 215, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 221, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32U32Args is the kernarg layout of sweep_pairs_f32_u32's C++ entry point.
@@ -13701,7 +14043,7 @@ func LaunchSweepPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 216)
+	ld, checked, err := goKernels.Prepare(s, 222)
 	if err != nil {
 		return err
 	}
@@ -13711,7 +14053,7 @@ func LaunchSweepPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 216, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 222, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32I64Args is the kernarg layout of sweep_pairs_f32_i64's C++ entry point.
@@ -13772,7 +14114,7 @@ func LaunchSweepPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 217)
+	ld, checked, err := goKernels.Prepare(s, 223)
 	if err != nil {
 		return err
 	}
@@ -13782,7 +14124,7 @@ func LaunchSweepPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 217, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 223, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32U64Args is the kernarg layout of sweep_pairs_f32_u64's C++ entry point.
@@ -13843,7 +14185,7 @@ func LaunchSweepPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 218)
+	ld, checked, err := goKernels.Prepare(s, 224)
 	if err != nil {
 		return err
 	}
@@ -13853,7 +14195,7 @@ func LaunchSweepPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 218, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 224, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32F32Args is the kernarg layout of sweep_pairs_f32_f32's C++ entry point.
@@ -13914,7 +14256,7 @@ func LaunchSweepPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 219)
+	ld, checked, err := goKernels.Prepare(s, 225)
 	if err != nil {
 		return err
 	}
@@ -13924,7 +14266,7 @@ func LaunchSweepPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 219, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 225, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32F64Args is the kernarg layout of sweep_pairs_f32_f64's C++ entry point.
@@ -13985,7 +14327,7 @@ func LaunchSweepPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 220)
+	ld, checked, err := goKernels.Prepare(s, 226)
 	if err != nil {
 		return err
 	}
@@ -13995,7 +14337,7 @@ func LaunchSweepPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 220, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 226, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64I32Args is the kernarg layout of sweep_pairs_f64_i32's C++ entry point.
@@ -14056,7 +14398,7 @@ func LaunchSweepPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 221)
+	ld, checked, err := goKernels.Prepare(s, 227)
 	if err != nil {
 		return err
 	}
@@ -14066,7 +14408,7 @@ func LaunchSweepPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 221, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 227, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64U32Args is the kernarg layout of sweep_pairs_f64_u32's C++ entry point.
@@ -14127,7 +14469,7 @@ func LaunchSweepPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 222)
+	ld, checked, err := goKernels.Prepare(s, 228)
 	if err != nil {
 		return err
 	}
@@ -14137,7 +14479,7 @@ func LaunchSweepPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 222, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 228, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64I64Args is the kernarg layout of sweep_pairs_f64_i64's C++ entry point.
@@ -14198,7 +14540,7 @@ func LaunchSweepPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 223)
+	ld, checked, err := goKernels.Prepare(s, 229)
 	if err != nil {
 		return err
 	}
@@ -14208,7 +14550,7 @@ func LaunchSweepPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 223, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 229, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64U64Args is the kernarg layout of sweep_pairs_f64_u64's C++ entry point.
@@ -14269,7 +14611,7 @@ func LaunchSweepPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 224)
+	ld, checked, err := goKernels.Prepare(s, 230)
 	if err != nil {
 		return err
 	}
@@ -14279,7 +14621,7 @@ func LaunchSweepPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 224, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 230, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64F32Args is the kernarg layout of sweep_pairs_f64_f32's C++ entry point.
@@ -14340,7 +14682,7 @@ func LaunchSweepPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 225)
+	ld, checked, err := goKernels.Prepare(s, 231)
 	if err != nil {
 		return err
 	}
@@ -14350,7 +14692,7 @@ func LaunchSweepPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 225, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 231, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64F64Args is the kernarg layout of sweep_pairs_f64_f64's C++ entry point.
@@ -14411,7 +14753,7 @@ func LaunchSweepPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 226)
+	ld, checked, err := goKernels.Prepare(s, 232)
 	if err != nil {
 		return err
 	}
@@ -14421,7 +14763,7 @@ func LaunchSweepPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 226, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 232, checked, grid, block, sharedMem, &args)
 }
 
 // reduceI32Frame holds reduceI32's arguments for its lockstep work-items.
@@ -14471,23 +14813,9 @@ type scanLBI32Frame struct {
 	p1 []int32
 	p2 []int32
 	p3 []int32
-	p4 []uint64
+	p4 []uint32
 	p5 bool
-	p6 bool
-	p7 int
-}
-
-// segScanLBI32Frame holds segScanLBI32's arguments for its lockstep work-items.
-type segScanLBI32Frame struct {
-	p0 []int32
-	p1 []uint8
-	p2 []int32
-	p3 []int32
-	p4 []int32
-	p5 []uint64
-	p6 bool
-	p7 bool
-	p8 int
+	p6 int
 }
 
 // segReduceI32Frame holds segReduceI32's arguments for its lockstep work-items.
@@ -14589,23 +14917,9 @@ type scanLBU32Frame struct {
 	p1 []uint32
 	p2 []uint32
 	p3 []uint32
-	p4 []uint64
-	p5 bool
-	p6 bool
-	p7 int
-}
-
-// segScanLBU32Frame holds segScanLBU32's arguments for its lockstep work-items.
-type segScanLBU32Frame struct {
-	p0 []uint32
-	p1 []uint8
-	p2 []uint32
-	p3 []uint32
 	p4 []uint32
-	p5 []uint64
-	p6 bool
-	p7 bool
-	p8 int
+	p5 bool
+	p6 int
 }
 
 // segReduceU32Frame holds segReduceU32's arguments for its lockstep work-items.
@@ -14707,23 +15021,9 @@ type scanLBI64Frame struct {
 	p1 []int64
 	p2 []int64
 	p3 []int64
-	p4 []uint64
+	p4 []uint32
 	p5 bool
-	p6 bool
-	p7 int
-}
-
-// segScanLBI64Frame holds segScanLBI64's arguments for its lockstep work-items.
-type segScanLBI64Frame struct {
-	p0 []int64
-	p1 []uint8
-	p2 []int64
-	p3 []int64
-	p4 []int64
-	p5 []uint64
-	p6 bool
-	p7 bool
-	p8 int
+	p6 int
 }
 
 // segReduceI64Frame holds segReduceI64's arguments for its lockstep work-items.
@@ -14825,23 +15125,9 @@ type scanLBU64Frame struct {
 	p1 []uint64
 	p2 []uint64
 	p3 []uint64
-	p4 []uint64
+	p4 []uint32
 	p5 bool
-	p6 bool
-	p7 int
-}
-
-// segScanLBU64Frame holds segScanLBU64's arguments for its lockstep work-items.
-type segScanLBU64Frame struct {
-	p0 []uint64
-	p1 []uint8
-	p2 []uint64
-	p3 []uint64
-	p4 []uint64
-	p5 []uint64
-	p6 bool
-	p7 bool
-	p8 int
+	p6 int
 }
 
 // segReduceU64Frame holds segReduceU64's arguments for its lockstep work-items.
@@ -14943,23 +15229,9 @@ type scanLBF32Frame struct {
 	p1 []float32
 	p2 []float32
 	p3 []float32
-	p4 []uint64
+	p4 []uint32
 	p5 bool
-	p6 bool
-	p7 int
-}
-
-// segScanLBF32Frame holds segScanLBF32's arguments for its lockstep work-items.
-type segScanLBF32Frame struct {
-	p0 []float32
-	p1 []uint8
-	p2 []float32
-	p3 []float32
-	p4 []float32
-	p5 []uint64
-	p6 bool
-	p7 bool
-	p8 int
+	p6 int
 }
 
 // segReduceF32Frame holds segReduceF32's arguments for its lockstep work-items.
@@ -15061,23 +15333,9 @@ type scanLBF64Frame struct {
 	p1 []float64
 	p2 []float64
 	p3 []float64
-	p4 []uint64
+	p4 []uint32
 	p5 bool
-	p6 bool
-	p7 int
-}
-
-// segScanLBF64Frame holds segScanLBF64's arguments for its lockstep work-items.
-type segScanLBF64Frame struct {
-	p0 []float64
-	p1 []uint8
-	p2 []float64
-	p3 []float64
-	p4 []float64
-	p5 []uint64
-	p6 bool
-	p7 bool
-	p8 int
+	p6 int
 }
 
 // segReduceF64Frame holds segReduceF64's arguments for its lockstep work-items.
@@ -16122,6 +16380,102 @@ type sortPairsF64F64Frame struct {
 	p6 int
 	p7 bool
 	p8 int
+}
+
+// selectSweepI32Frame holds selectSweepI32's arguments for its lockstep work-items.
+type selectSweepI32Frame struct {
+	p0  []int32
+	p1  []uint8
+	p2  []int32
+	p3  []int64
+	p4  int32
+	p5  int32
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepU32Frame holds selectSweepU32's arguments for its lockstep work-items.
+type selectSweepU32Frame struct {
+	p0  []uint32
+	p1  []uint8
+	p2  []uint32
+	p3  []int64
+	p4  int32
+	p5  uint32
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepI64Frame holds selectSweepI64's arguments for its lockstep work-items.
+type selectSweepI64Frame struct {
+	p0  []int64
+	p1  []uint8
+	p2  []int64
+	p3  []int64
+	p4  int32
+	p5  int64
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepU64Frame holds selectSweepU64's arguments for its lockstep work-items.
+type selectSweepU64Frame struct {
+	p0  []uint64
+	p1  []uint8
+	p2  []uint64
+	p3  []int64
+	p4  int32
+	p5  uint64
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepF32Frame holds selectSweepF32's arguments for its lockstep work-items.
+type selectSweepF32Frame struct {
+	p0  []float32
+	p1  []uint8
+	p2  []float32
+	p3  []int64
+	p4  int32
+	p5  float32
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepF64Frame holds selectSweepF64's arguments for its lockstep work-items.
+type selectSweepF64Frame struct {
+	p0  []float64
+	p1  []uint8
+	p2  []float64
+	p3  []int64
+	p4  int32
+	p5  float64
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
 }
 
 // sortHistI8Frame holds sortHistI8's arguments for its lockstep work-items.
@@ -17306,7 +17660,7 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 type segReduceI32Locals struct {
 }
 
-// segReduceI32Group runs one work-group of segReduceI32 (kernels_types.go:108) by loop fission: each stretch
+// segReduceI32Group runs one work-group of segReduceI32 (kernels_types.go:85) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceI32Group(hgB *kernel.Block, in []int32, offs []int64, out []int32, id int32, op int32, span int) {
 	hgN := hgB.Threads()
@@ -17315,9 +17669,9 @@ func segReduceI32Group(hgB *kernel.Block, in []int32, offs []int64, out []int32,
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:109
+//line kernels_types.go:86
 	warps := kernel.Shared[[32]int32](t)
-//line kernels_types.go:110
+//line kernels_types.go:87
 	hgGroupSegReduce[int32](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -17506,7 +17860,7 @@ func hgGroupSegReduce[T kernel.Shuffleable](hgB *kernel.Block, in []T, offs []in
 type selectCountI32Locals struct {
 }
 
-// selectCountI32Group runs one work-group of selectCountI32 (kernels_types.go:116) by loop fission: each stretch
+// selectCountI32Group runs one work-group of selectCountI32 (kernels_types.go:93) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountI32Group(hgB *kernel.Block, in []int32, flags []uint8, counts []int64, pred int32, a int32, tile int) {
 	hgN := hgB.Threads()
@@ -17515,9 +17869,9 @@ func selectCountI32Group(hgB *kernel.Block, in []int32, flags []uint8, counts []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:117
+//line kernels_types.go:94
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:118
+//line kernels_types.go:95
 	hgGroupSelectCount[int32](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -17681,7 +18035,7 @@ func hgGroupSelectCount[T number](hgB *kernel.Block, in []T, flags []uint8, coun
 type selectScatterI32Locals struct {
 }
 
-// selectScatterI32Group runs one work-group of selectScatterI32 (kernels_types.go:124) by loop fission: each stretch
+// selectScatterI32Group runs one work-group of selectScatterI32 (kernels_types.go:101) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterI32Group(hgB *kernel.Block, in []int32, flags []uint8, out []int32, outIdx []int64, vals bool, idx bool, pred int32, a int32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -17690,11 +18044,11 @@ func selectScatterI32Group(hgB *kernel.Block, in []int32, flags []uint8, out []i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:125
+//line kernels_types.go:102
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:126
+//line kernels_types.go:103
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:127
+//line kernels_types.go:104
 	hgGroupSelectScatter[int32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18009,7 +18363,7 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 type segScanI32Locals struct {
 }
 
-// segScanI32Group runs one work-group of segScanI32 (kernels_types.go:133) by loop fission: each stretch
+// segScanI32Group runs one work-group of segScanI32 (kernels_types.go:110) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanI32Group(hgB *kernel.Block, in []int32, heads []uint8, out []int32, sums []int32, sumHeads []uint8, carryIn []int32, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18018,15 +18372,15 @@ func segScanI32Group(hgB *kernel.Block, in []int32, heads []uint8, out []int32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:134
+//line kernels_types.go:111
 	sh := kernel.DynamicShared[int32](t)
-//line kernels_types.go:135
+//line kernels_types.go:112
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:136
+//line kernels_types.go:113
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:137
+//line kernels_types.go:114
 	warpsV := kernel.Shared[[32]int32](t)
-//line kernels_types.go:138
+//line kernels_types.go:115
 	hgGroupSegScanTiles[int32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18436,7 +18790,7 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 type scanUpU32Locals struct {
 }
 
-// scanUpU32Group runs one work-group of scanUpU32 (kernels_types.go:170) by loop fission: each stretch
+// scanUpU32Group runs one work-group of scanUpU32 (kernels_types.go:147) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpU32Group(hgB *kernel.Block, in []uint32, sums []uint32, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18445,9 +18799,9 @@ func scanUpU32Group(hgB *kernel.Block, in []uint32, sums []uint32, tile int, tpb
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:171
+//line kernels_types.go:148
 	warps := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:172
+//line kernels_types.go:149
 	hgGroupTileSum[uint32](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -18455,7 +18809,7 @@ func scanUpU32Group(hgB *kernel.Block, in []uint32, sums []uint32, tile int, tpb
 type scanU32Locals struct {
 }
 
-// scanU32Group runs one work-group of scanU32 (kernels_types.go:178) by loop fission: each stretch
+// scanU32Group runs one work-group of scanU32 (kernels_types.go:155) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanU32Group(hgB *kernel.Block, in []uint32, out []uint32, offs []uint32, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18464,11 +18818,11 @@ func scanU32Group(hgB *kernel.Block, in []uint32, out []uint32, offs []uint32, u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:179
+//line kernels_types.go:156
 	warps := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:180
+//line kernels_types.go:157
 	sh := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:181
+//line kernels_types.go:158
 	hgGroupScanTiles[uint32](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -18476,7 +18830,7 @@ func scanU32Group(hgB *kernel.Block, in []uint32, out []uint32, offs []uint32, u
 type segReduceU32Locals struct {
 }
 
-// segReduceU32Group runs one work-group of segReduceU32 (kernels_types.go:242) by loop fission: each stretch
+// segReduceU32Group runs one work-group of segReduceU32 (kernels_types.go:196) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceU32Group(hgB *kernel.Block, in []uint32, offs []int64, out []uint32, id uint32, op int32, span int) {
 	hgN := hgB.Threads()
@@ -18485,9 +18839,9 @@ func segReduceU32Group(hgB *kernel.Block, in []uint32, offs []int64, out []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:243
+//line kernels_types.go:197
 	warps := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:244
+//line kernels_types.go:198
 	hgGroupSegReduce[uint32](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -18495,7 +18849,7 @@ func segReduceU32Group(hgB *kernel.Block, in []uint32, offs []int64, out []uint3
 type selectCountU32Locals struct {
 }
 
-// selectCountU32Group runs one work-group of selectCountU32 (kernels_types.go:250) by loop fission: each stretch
+// selectCountU32Group runs one work-group of selectCountU32 (kernels_types.go:204) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountU32Group(hgB *kernel.Block, in []uint32, flags []uint8, counts []int64, pred int32, a uint32, tile int) {
 	hgN := hgB.Threads()
@@ -18504,9 +18858,9 @@ func selectCountU32Group(hgB *kernel.Block, in []uint32, flags []uint8, counts [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:251
+//line kernels_types.go:205
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:252
+//line kernels_types.go:206
 	hgGroupSelectCount[uint32](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -18514,7 +18868,7 @@ func selectCountU32Group(hgB *kernel.Block, in []uint32, flags []uint8, counts [
 type selectScatterU32Locals struct {
 }
 
-// selectScatterU32Group runs one work-group of selectScatterU32 (kernels_types.go:258) by loop fission: each stretch
+// selectScatterU32Group runs one work-group of selectScatterU32 (kernels_types.go:212) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterU32Group(hgB *kernel.Block, in []uint32, flags []uint8, out []uint32, outIdx []int64, vals bool, idx bool, pred int32, a uint32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18523,11 +18877,11 @@ func selectScatterU32Group(hgB *kernel.Block, in []uint32, flags []uint8, out []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:259
+//line kernels_types.go:213
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:260
+//line kernels_types.go:214
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:261
+//line kernels_types.go:215
 	hgGroupSelectScatter[uint32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18535,7 +18889,7 @@ func selectScatterU32Group(hgB *kernel.Block, in []uint32, flags []uint8, out []
 type segScanU32Locals struct {
 }
 
-// segScanU32Group runs one work-group of segScanU32 (kernels_types.go:267) by loop fission: each stretch
+// segScanU32Group runs one work-group of segScanU32 (kernels_types.go:221) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanU32Group(hgB *kernel.Block, in []uint32, heads []uint8, out []uint32, sums []uint32, sumHeads []uint8, carryIn []uint32, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18544,15 +18898,15 @@ func segScanU32Group(hgB *kernel.Block, in []uint32, heads []uint8, out []uint32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:268
+//line kernels_types.go:222
 	sh := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:269
+//line kernels_types.go:223
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:270
+//line kernels_types.go:224
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:271
+//line kernels_types.go:225
 	warpsV := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:272
+//line kernels_types.go:226
 	hgGroupSegScanTiles[uint32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18560,7 +18914,7 @@ func segScanU32Group(hgB *kernel.Block, in []uint32, heads []uint8, out []uint32
 type scanUpI64Locals struct {
 }
 
-// scanUpI64Group runs one work-group of scanUpI64 (kernels_types.go:304) by loop fission: each stretch
+// scanUpI64Group runs one work-group of scanUpI64 (kernels_types.go:258) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpI64Group(hgB *kernel.Block, in []int64, sums []int64, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18569,9 +18923,9 @@ func scanUpI64Group(hgB *kernel.Block, in []int64, sums []int64, tile int, tpb i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:305
+//line kernels_types.go:259
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:306
+//line kernels_types.go:260
 	hgGroupTileSum[int64](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -18579,7 +18933,7 @@ func scanUpI64Group(hgB *kernel.Block, in []int64, sums []int64, tile int, tpb i
 type scanI64Locals struct {
 }
 
-// scanI64Group runs one work-group of scanI64 (kernels_types.go:312) by loop fission: each stretch
+// scanI64Group runs one work-group of scanI64 (kernels_types.go:266) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanI64Group(hgB *kernel.Block, in []int64, out []int64, offs []int64, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18588,11 +18942,11 @@ func scanI64Group(hgB *kernel.Block, in []int64, out []int64, offs []int64, useO
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:313
+//line kernels_types.go:267
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:314
+//line kernels_types.go:268
 	sh := kernel.DynamicShared[int64](t)
-//line kernels_types.go:315
+//line kernels_types.go:269
 	hgGroupScanTiles[int64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -18600,7 +18954,7 @@ func scanI64Group(hgB *kernel.Block, in []int64, out []int64, offs []int64, useO
 type segReduceI64Locals struct {
 }
 
-// segReduceI64Group runs one work-group of segReduceI64 (kernels_types.go:376) by loop fission: each stretch
+// segReduceI64Group runs one work-group of segReduceI64 (kernels_types.go:307) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceI64Group(hgB *kernel.Block, in []int64, offs []int64, out []int64, id int64, op int32, span int) {
 	hgN := hgB.Threads()
@@ -18609,9 +18963,9 @@ func segReduceI64Group(hgB *kernel.Block, in []int64, offs []int64, out []int64,
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:377
+//line kernels_types.go:308
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:378
+//line kernels_types.go:309
 	hgGroupSegReduce[int64](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -18619,7 +18973,7 @@ func segReduceI64Group(hgB *kernel.Block, in []int64, offs []int64, out []int64,
 type selectCountI64Locals struct {
 }
 
-// selectCountI64Group runs one work-group of selectCountI64 (kernels_types.go:384) by loop fission: each stretch
+// selectCountI64Group runs one work-group of selectCountI64 (kernels_types.go:315) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountI64Group(hgB *kernel.Block, in []int64, flags []uint8, counts []int64, pred int32, a int64, tile int) {
 	hgN := hgB.Threads()
@@ -18628,9 +18982,9 @@ func selectCountI64Group(hgB *kernel.Block, in []int64, flags []uint8, counts []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:385
+//line kernels_types.go:316
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:386
+//line kernels_types.go:317
 	hgGroupSelectCount[int64](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -18638,7 +18992,7 @@ func selectCountI64Group(hgB *kernel.Block, in []int64, flags []uint8, counts []
 type selectScatterI64Locals struct {
 }
 
-// selectScatterI64Group runs one work-group of selectScatterI64 (kernels_types.go:392) by loop fission: each stretch
+// selectScatterI64Group runs one work-group of selectScatterI64 (kernels_types.go:323) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterI64Group(hgB *kernel.Block, in []int64, flags []uint8, out []int64, outIdx []int64, vals bool, idx bool, pred int32, a int64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18647,11 +19001,11 @@ func selectScatterI64Group(hgB *kernel.Block, in []int64, flags []uint8, out []i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:393
+//line kernels_types.go:324
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:394
+//line kernels_types.go:325
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:395
+//line kernels_types.go:326
 	hgGroupSelectScatter[int64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18659,7 +19013,7 @@ func selectScatterI64Group(hgB *kernel.Block, in []int64, flags []uint8, out []i
 type segScanI64Locals struct {
 }
 
-// segScanI64Group runs one work-group of segScanI64 (kernels_types.go:401) by loop fission: each stretch
+// segScanI64Group runs one work-group of segScanI64 (kernels_types.go:332) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanI64Group(hgB *kernel.Block, in []int64, heads []uint8, out []int64, sums []int64, sumHeads []uint8, carryIn []int64, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18668,15 +19022,15 @@ func segScanI64Group(hgB *kernel.Block, in []int64, heads []uint8, out []int64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:402
+//line kernels_types.go:333
 	sh := kernel.DynamicShared[int64](t)
-//line kernels_types.go:403
+//line kernels_types.go:334
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:404
+//line kernels_types.go:335
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:405
+//line kernels_types.go:336
 	warpsV := kernel.Shared[[32]int64](t)
-//line kernels_types.go:406
+//line kernels_types.go:337
 	hgGroupSegScanTiles[int64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18684,7 +19038,7 @@ func segScanI64Group(hgB *kernel.Block, in []int64, heads []uint8, out []int64, 
 type scanUpU64Locals struct {
 }
 
-// scanUpU64Group runs one work-group of scanUpU64 (kernels_types.go:438) by loop fission: each stretch
+// scanUpU64Group runs one work-group of scanUpU64 (kernels_types.go:369) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpU64Group(hgB *kernel.Block, in []uint64, sums []uint64, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18693,9 +19047,9 @@ func scanUpU64Group(hgB *kernel.Block, in []uint64, sums []uint64, tile int, tpb
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:439
+//line kernels_types.go:370
 	warps := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:440
+//line kernels_types.go:371
 	hgGroupTileSum[uint64](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -18703,7 +19057,7 @@ func scanUpU64Group(hgB *kernel.Block, in []uint64, sums []uint64, tile int, tpb
 type scanU64Locals struct {
 }
 
-// scanU64Group runs one work-group of scanU64 (kernels_types.go:446) by loop fission: each stretch
+// scanU64Group runs one work-group of scanU64 (kernels_types.go:377) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanU64Group(hgB *kernel.Block, in []uint64, out []uint64, offs []uint64, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18712,11 +19066,11 @@ func scanU64Group(hgB *kernel.Block, in []uint64, out []uint64, offs []uint64, u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:447
+//line kernels_types.go:378
 	warps := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:448
+//line kernels_types.go:379
 	sh := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:449
+//line kernels_types.go:380
 	hgGroupScanTiles[uint64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -18724,7 +19078,7 @@ func scanU64Group(hgB *kernel.Block, in []uint64, out []uint64, offs []uint64, u
 type segReduceU64Locals struct {
 }
 
-// segReduceU64Group runs one work-group of segReduceU64 (kernels_types.go:510) by loop fission: each stretch
+// segReduceU64Group runs one work-group of segReduceU64 (kernels_types.go:418) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceU64Group(hgB *kernel.Block, in []uint64, offs []int64, out []uint64, id uint64, op int32, span int) {
 	hgN := hgB.Threads()
@@ -18733,9 +19087,9 @@ func segReduceU64Group(hgB *kernel.Block, in []uint64, offs []int64, out []uint6
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:511
+//line kernels_types.go:419
 	warps := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:512
+//line kernels_types.go:420
 	hgGroupSegReduce[uint64](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -18743,7 +19097,7 @@ func segReduceU64Group(hgB *kernel.Block, in []uint64, offs []int64, out []uint6
 type selectCountU64Locals struct {
 }
 
-// selectCountU64Group runs one work-group of selectCountU64 (kernels_types.go:518) by loop fission: each stretch
+// selectCountU64Group runs one work-group of selectCountU64 (kernels_types.go:426) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountU64Group(hgB *kernel.Block, in []uint64, flags []uint8, counts []int64, pred int32, a uint64, tile int) {
 	hgN := hgB.Threads()
@@ -18752,9 +19106,9 @@ func selectCountU64Group(hgB *kernel.Block, in []uint64, flags []uint8, counts [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:519
+//line kernels_types.go:427
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:520
+//line kernels_types.go:428
 	hgGroupSelectCount[uint64](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -18762,7 +19116,7 @@ func selectCountU64Group(hgB *kernel.Block, in []uint64, flags []uint8, counts [
 type selectScatterU64Locals struct {
 }
 
-// selectScatterU64Group runs one work-group of selectScatterU64 (kernels_types.go:526) by loop fission: each stretch
+// selectScatterU64Group runs one work-group of selectScatterU64 (kernels_types.go:434) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterU64Group(hgB *kernel.Block, in []uint64, flags []uint8, out []uint64, outIdx []int64, vals bool, idx bool, pred int32, a uint64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18771,11 +19125,11 @@ func selectScatterU64Group(hgB *kernel.Block, in []uint64, flags []uint8, out []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:527
+//line kernels_types.go:435
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:528
+//line kernels_types.go:436
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:529
+//line kernels_types.go:437
 	hgGroupSelectScatter[uint64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18783,7 +19137,7 @@ func selectScatterU64Group(hgB *kernel.Block, in []uint64, flags []uint8, out []
 type segScanU64Locals struct {
 }
 
-// segScanU64Group runs one work-group of segScanU64 (kernels_types.go:535) by loop fission: each stretch
+// segScanU64Group runs one work-group of segScanU64 (kernels_types.go:443) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanU64Group(hgB *kernel.Block, in []uint64, heads []uint8, out []uint64, sums []uint64, sumHeads []uint8, carryIn []uint64, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18792,15 +19146,15 @@ func segScanU64Group(hgB *kernel.Block, in []uint64, heads []uint8, out []uint64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:536
+//line kernels_types.go:444
 	sh := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:537
+//line kernels_types.go:445
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:538
+//line kernels_types.go:446
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:539
+//line kernels_types.go:447
 	warpsV := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:540
+//line kernels_types.go:448
 	hgGroupSegScanTiles[uint64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18808,7 +19162,7 @@ func segScanU64Group(hgB *kernel.Block, in []uint64, heads []uint8, out []uint64
 type scanUpF32Locals struct {
 }
 
-// scanUpF32Group runs one work-group of scanUpF32 (kernels_types.go:572) by loop fission: each stretch
+// scanUpF32Group runs one work-group of scanUpF32 (kernels_types.go:480) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpF32Group(hgB *kernel.Block, in []float32, sums []float32, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18817,9 +19171,9 @@ func scanUpF32Group(hgB *kernel.Block, in []float32, sums []float32, tile int, t
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:573
+//line kernels_types.go:481
 	warps := kernel.Shared[[32]float32](t)
-//line kernels_types.go:574
+//line kernels_types.go:482
 	hgGroupTileSum[float32](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -18827,7 +19181,7 @@ func scanUpF32Group(hgB *kernel.Block, in []float32, sums []float32, tile int, t
 type scanF32Locals struct {
 }
 
-// scanF32Group runs one work-group of scanF32 (kernels_types.go:580) by loop fission: each stretch
+// scanF32Group runs one work-group of scanF32 (kernels_types.go:488) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanF32Group(hgB *kernel.Block, in []float32, out []float32, offs []float32, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18836,11 +19190,11 @@ func scanF32Group(hgB *kernel.Block, in []float32, out []float32, offs []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:581
+//line kernels_types.go:489
 	warps := kernel.Shared[[32]float32](t)
-//line kernels_types.go:582
+//line kernels_types.go:490
 	sh := kernel.DynamicShared[float32](t)
-//line kernels_types.go:583
+//line kernels_types.go:491
 	hgGroupScanTiles[float32](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -18848,7 +19202,7 @@ func scanF32Group(hgB *kernel.Block, in []float32, out []float32, offs []float32
 type segReduceF32Locals struct {
 }
 
-// segReduceF32Group runs one work-group of segReduceF32 (kernels_types.go:644) by loop fission: each stretch
+// segReduceF32Group runs one work-group of segReduceF32 (kernels_types.go:529) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceF32Group(hgB *kernel.Block, in []float32, offs []int64, out []float32, id float32, op int32, span int) {
 	hgN := hgB.Threads()
@@ -18857,9 +19211,9 @@ func segReduceF32Group(hgB *kernel.Block, in []float32, offs []int64, out []floa
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:645
+//line kernels_types.go:530
 	warps := kernel.Shared[[32]float32](t)
-//line kernels_types.go:646
+//line kernels_types.go:531
 	hgGroupSegReduce[float32](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -18867,7 +19221,7 @@ func segReduceF32Group(hgB *kernel.Block, in []float32, offs []int64, out []floa
 type selectCountF32Locals struct {
 }
 
-// selectCountF32Group runs one work-group of selectCountF32 (kernels_types.go:652) by loop fission: each stretch
+// selectCountF32Group runs one work-group of selectCountF32 (kernels_types.go:537) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountF32Group(hgB *kernel.Block, in []float32, flags []uint8, counts []int64, pred int32, a float32, tile int) {
 	hgN := hgB.Threads()
@@ -18876,9 +19230,9 @@ func selectCountF32Group(hgB *kernel.Block, in []float32, flags []uint8, counts 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:653
+//line kernels_types.go:538
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:654
+//line kernels_types.go:539
 	hgGroupSelectCount[float32](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -18886,7 +19240,7 @@ func selectCountF32Group(hgB *kernel.Block, in []float32, flags []uint8, counts 
 type selectScatterF32Locals struct {
 }
 
-// selectScatterF32Group runs one work-group of selectScatterF32 (kernels_types.go:660) by loop fission: each stretch
+// selectScatterF32Group runs one work-group of selectScatterF32 (kernels_types.go:545) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterF32Group(hgB *kernel.Block, in []float32, flags []uint8, out []float32, outIdx []int64, vals bool, idx bool, pred int32, a float32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18895,11 +19249,11 @@ func selectScatterF32Group(hgB *kernel.Block, in []float32, flags []uint8, out [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:661
+//line kernels_types.go:546
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:662
+//line kernels_types.go:547
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:663
+//line kernels_types.go:548
 	hgGroupSelectScatter[float32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18907,7 +19261,7 @@ func selectScatterF32Group(hgB *kernel.Block, in []float32, flags []uint8, out [
 type segScanF32Locals struct {
 }
 
-// segScanF32Group runs one work-group of segScanF32 (kernels_types.go:669) by loop fission: each stretch
+// segScanF32Group runs one work-group of segScanF32 (kernels_types.go:554) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanF32Group(hgB *kernel.Block, in []float32, heads []uint8, out []float32, sums []float32, sumHeads []uint8, carryIn []float32, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18916,15 +19270,15 @@ func segScanF32Group(hgB *kernel.Block, in []float32, heads []uint8, out []float
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:670
+//line kernels_types.go:555
 	sh := kernel.DynamicShared[float32](t)
-//line kernels_types.go:671
+//line kernels_types.go:556
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:672
+//line kernels_types.go:557
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:673
+//line kernels_types.go:558
 	warpsV := kernel.Shared[[32]float32](t)
-//line kernels_types.go:674
+//line kernels_types.go:559
 	hgGroupSegScanTiles[float32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18932,7 +19286,7 @@ func segScanF32Group(hgB *kernel.Block, in []float32, heads []uint8, out []float
 type scanUpF64Locals struct {
 }
 
-// scanUpF64Group runs one work-group of scanUpF64 (kernels_types.go:706) by loop fission: each stretch
+// scanUpF64Group runs one work-group of scanUpF64 (kernels_types.go:591) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpF64Group(hgB *kernel.Block, in []float64, sums []float64, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18941,9 +19295,9 @@ func scanUpF64Group(hgB *kernel.Block, in []float64, sums []float64, tile int, t
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:707
+//line kernels_types.go:592
 	warps := kernel.Shared[[32]float64](t)
-//line kernels_types.go:708
+//line kernels_types.go:593
 	hgGroupTileSum[float64](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -18951,7 +19305,7 @@ func scanUpF64Group(hgB *kernel.Block, in []float64, sums []float64, tile int, t
 type scanF64Locals struct {
 }
 
-// scanF64Group runs one work-group of scanF64 (kernels_types.go:714) by loop fission: each stretch
+// scanF64Group runs one work-group of scanF64 (kernels_types.go:599) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanF64Group(hgB *kernel.Block, in []float64, out []float64, offs []float64, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18960,11 +19314,11 @@ func scanF64Group(hgB *kernel.Block, in []float64, out []float64, offs []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:715
+//line kernels_types.go:600
 	warps := kernel.Shared[[32]float64](t)
-//line kernels_types.go:716
+//line kernels_types.go:601
 	sh := kernel.DynamicShared[float64](t)
-//line kernels_types.go:717
+//line kernels_types.go:602
 	hgGroupScanTiles[float64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -18972,7 +19326,7 @@ func scanF64Group(hgB *kernel.Block, in []float64, out []float64, offs []float64
 type segReduceF64Locals struct {
 }
 
-// segReduceF64Group runs one work-group of segReduceF64 (kernels_types.go:778) by loop fission: each stretch
+// segReduceF64Group runs one work-group of segReduceF64 (kernels_types.go:640) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceF64Group(hgB *kernel.Block, in []float64, offs []int64, out []float64, id float64, op int32, span int) {
 	hgN := hgB.Threads()
@@ -18981,9 +19335,9 @@ func segReduceF64Group(hgB *kernel.Block, in []float64, offs []int64, out []floa
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:779
+//line kernels_types.go:641
 	warps := kernel.Shared[[32]float64](t)
-//line kernels_types.go:780
+//line kernels_types.go:642
 	hgGroupSegReduce[float64](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -18991,7 +19345,7 @@ func segReduceF64Group(hgB *kernel.Block, in []float64, offs []int64, out []floa
 type selectCountF64Locals struct {
 }
 
-// selectCountF64Group runs one work-group of selectCountF64 (kernels_types.go:786) by loop fission: each stretch
+// selectCountF64Group runs one work-group of selectCountF64 (kernels_types.go:648) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountF64Group(hgB *kernel.Block, in []float64, flags []uint8, counts []int64, pred int32, a float64, tile int) {
 	hgN := hgB.Threads()
@@ -19000,9 +19354,9 @@ func selectCountF64Group(hgB *kernel.Block, in []float64, flags []uint8, counts 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:787
+//line kernels_types.go:649
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:788
+//line kernels_types.go:650
 	hgGroupSelectCount[float64](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -19010,7 +19364,7 @@ func selectCountF64Group(hgB *kernel.Block, in []float64, flags []uint8, counts 
 type selectScatterF64Locals struct {
 }
 
-// selectScatterF64Group runs one work-group of selectScatterF64 (kernels_types.go:794) by loop fission: each stretch
+// selectScatterF64Group runs one work-group of selectScatterF64 (kernels_types.go:656) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterF64Group(hgB *kernel.Block, in []float64, flags []uint8, out []float64, outIdx []int64, vals bool, idx bool, pred int32, a float64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -19019,11 +19373,11 @@ func selectScatterF64Group(hgB *kernel.Block, in []float64, flags []uint8, out [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:795
+//line kernels_types.go:657
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:796
+//line kernels_types.go:658
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:797
+//line kernels_types.go:659
 	hgGroupSelectScatter[float64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -19031,7 +19385,7 @@ func selectScatterF64Group(hgB *kernel.Block, in []float64, flags []uint8, out [
 type segScanF64Locals struct {
 }
 
-// segScanF64Group runs one work-group of segScanF64 (kernels_types.go:803) by loop fission: each stretch
+// segScanF64Group runs one work-group of segScanF64 (kernels_types.go:665) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanF64Group(hgB *kernel.Block, in []float64, heads []uint8, out []float64, sums []float64, sumHeads []uint8, carryIn []float64, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -19040,15 +19394,15 @@ func segScanF64Group(hgB *kernel.Block, in []float64, heads []uint8, out []float
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:804
+//line kernels_types.go:666
 	sh := kernel.DynamicShared[float64](t)
-//line kernels_types.go:805
+//line kernels_types.go:667
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:806
+//line kernels_types.go:668
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:807
+//line kernels_types.go:669
 	warpsV := kernel.Shared[[32]float64](t)
-//line kernels_types.go:808
+//line kernels_types.go:670
 	hgGroupSegScanTiles[float64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -19056,7 +19410,7 @@ func segScanF64Group(hgB *kernel.Block, in []float64, heads []uint8, out []float
 type histogramU8Locals struct {
 }
 
-// histogramU8Group runs one work-group of histogramU8 (kernels_types.go:814) by loop fission: each stretch
+// histogramU8Group runs one work-group of histogramU8 (kernels_types.go:676) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU8Group(hgB *kernel.Block, samples []uint8, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -19065,9 +19419,9 @@ func histogramU8Group(hgB *kernel.Block, samples []uint8, hist []uint32, isFloat
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:815
+//line kernels_types.go:677
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:816
+//line kernels_types.go:678
 	hgGroupHistogramEven[uint8](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -19154,7 +19508,7 @@ func hgGroupHistogramEven[T number](hgB *kernel.Block, samples []T, hist []uint3
 type histogramU16Locals struct {
 }
 
-// histogramU16Group runs one work-group of histogramU16 (kernels_types.go:822) by loop fission: each stretch
+// histogramU16Group runs one work-group of histogramU16 (kernels_types.go:684) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -19163,9 +19517,9 @@ func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFlo
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:823
+//line kernels_types.go:685
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:824
+//line kernels_types.go:686
 	hgGroupHistogramEven[uint16](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -19173,7 +19527,7 @@ func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFlo
 type histogramI32Locals struct {
 }
 
-// histogramI32Group runs one work-group of histogramI32 (kernels_types.go:830) by loop fission: each stretch
+// histogramI32Group runs one work-group of histogramI32 (kernels_types.go:692) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -19182,9 +19536,9 @@ func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloa
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:831
+//line kernels_types.go:693
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:832
+//line kernels_types.go:694
 	hgGroupHistogramEven[int32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -19192,7 +19546,7 @@ func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloa
 type histogramU32Locals struct {
 }
 
-// histogramU32Group runs one work-group of histogramU32 (kernels_types.go:838) by loop fission: each stretch
+// histogramU32Group runs one work-group of histogramU32 (kernels_types.go:700) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -19201,9 +19555,9 @@ func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFlo
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:839
+//line kernels_types.go:701
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:840
+//line kernels_types.go:702
 	hgGroupHistogramEven[uint32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -19211,7 +19565,7 @@ func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFlo
 type histogramF32Locals struct {
 }
 
-// histogramF32Group runs one work-group of histogramF32 (kernels_types.go:846) by loop fission: each stretch
+// histogramF32Group runs one work-group of histogramF32 (kernels_types.go:708) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -19220,9 +19574,9 @@ func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFl
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:847
+//line kernels_types.go:709
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:848
+//line kernels_types.go:710
 	hgGroupHistogramEven[float32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -19230,7 +19584,7 @@ func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFl
 type histogramF64Locals struct {
 }
 
-// histogramF64Group runs one work-group of histogramF64 (kernels_types.go:854) by loop fission: each stretch
+// histogramF64Group runs one work-group of histogramF64 (kernels_types.go:716) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -19239,9 +19593,9 @@ func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFl
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:855
+//line kernels_types.go:717
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:856
+//line kernels_types.go:718
 	hgGroupHistogramEven[float64](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -19249,7 +19603,7 @@ func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFl
 type sortCountI8Locals struct {
 }
 
-// sortCountI8Group runs one work-group of sortCountI8 (kernels_types.go:862) by loop fission: each stretch
+// sortCountI8Group runs one work-group of sortCountI8 (kernels_types.go:724) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI8Group(hgB *kernel.Block, keys []int8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19258,9 +19612,9 @@ func sortCountI8Group(hgB *kernel.Block, keys []int8, counts []uint32, shift int
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:863
+//line kernels_types.go:725
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:864
+//line kernels_types.go:726
 	hgGroupSortCount[int8](hgB, keys, counts, shift, bits, kindSigned, 8, desc, tile, bins)
 }
 
@@ -19332,7 +19686,7 @@ func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, sh
 type sortKeysI8Locals struct {
 }
 
-// sortKeysI8Group runs one work-group of sortKeysI8 (kernels_types.go:870) by loop fission: each stretch
+// sortKeysI8Group runs one work-group of sortKeysI8 (kernels_types.go:732) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI8Group(hgB *kernel.Block, keysIn []int8, keysOut []int8, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19341,13 +19695,13 @@ func sortKeysI8Group(hgB *kernel.Block, keysIn []int8, keysOut []int8, offs []ui
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:871
+//line kernels_types.go:733
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:872
+//line kernels_types.go:734
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:873
+//line kernels_types.go:735
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:874
+//line kernels_types.go:736
 	hgGroupSortScatter[int8, int8](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 8, desc, tile, run, cnt, off)
 }
 
@@ -19550,7 +19904,7 @@ func hgGroupSortScatter[K number, V any](hgB *kernel.Block, keysIn []K, keysOut 
 type mergeBlockI8Locals struct {
 }
 
-// mergeBlockI8Group runs one work-group of mergeBlockI8 (kernels_types.go:887) by loop fission: each stretch
+// mergeBlockI8Group runs one work-group of mergeBlockI8 (kernels_types.go:749) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI8Group(hgB *kernel.Block, in []int8, out []int8, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19559,11 +19913,11 @@ func mergeBlockI8Group(hgB *kernel.Block, in []int8, out []int8, outI []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:888
+//line kernels_types.go:750
 	sk := kernel.DynamicShared[int8](t)
-//line kernels_types.go:889
+//line kernels_types.go:751
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:890
+//line kernels_types.go:752
 	hgGroupMergeSortBlock[int8](hgB, in, out, outI, pairs, ord, kindSigned, 8, tile, sk, si)
 }
 
@@ -19685,7 +20039,7 @@ func hgGroupMergeSortBlock[K number](hgB *kernel.Block, in []K, out []K, outI []
 type mergePassI8Locals struct {
 }
 
-// mergePassI8Group runs one work-group of mergePassI8 (kernels_types.go:896) by loop fission: each stretch
+// mergePassI8Group runs one work-group of mergePassI8 (kernels_types.go:758) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI8Group(hgB *kernel.Block, src []int8, dst []int8, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19694,13 +20048,13 @@ func mergePassI8Group(hgB *kernel.Block, src []int8, dst []int8, srcI []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:897
+//line kernels_types.go:759
 	sk := kernel.DynamicShared[int8](t)
-//line kernels_types.go:898
+//line kernels_types.go:760
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:899
+//line kernels_types.go:761
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:900
+//line kernels_types.go:762
 	hgGroupMergePass[int8](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 8, count, w, tile, sk, si, part)
 }
 
@@ -19839,7 +20193,7 @@ func hgGroupMergePass[K number](hgB *kernel.Block, src []K, dst []K, srcI []uint
 type sortCountU8Locals struct {
 }
 
-// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:906) by loop fission: each stretch
+// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:768) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19848,9 +20202,9 @@ func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift in
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:907
+//line kernels_types.go:769
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:908
+//line kernels_types.go:770
 	hgGroupSortCount[uint8](hgB, keys, counts, shift, bits, kindUnsigned, 8, desc, tile, bins)
 }
 
@@ -19858,7 +20212,7 @@ func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift in
 type sortKeysU8Locals struct {
 }
 
-// sortKeysU8Group runs one work-group of sortKeysU8 (kernels_types.go:914) by loop fission: each stretch
+// sortKeysU8Group runs one work-group of sortKeysU8 (kernels_types.go:776) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU8Group(hgB *kernel.Block, keysIn []uint8, keysOut []uint8, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19867,13 +20221,13 @@ func sortKeysU8Group(hgB *kernel.Block, keysIn []uint8, keysOut []uint8, offs []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:915
+//line kernels_types.go:777
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:916
+//line kernels_types.go:778
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:917
+//line kernels_types.go:779
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:918
+//line kernels_types.go:780
 	hgGroupSortScatter[uint8, uint8](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 8, desc, tile, run, cnt, off)
 }
 
@@ -19881,7 +20235,7 @@ func sortKeysU8Group(hgB *kernel.Block, keysIn []uint8, keysOut []uint8, offs []
 type mergeBlockU8Locals struct {
 }
 
-// mergeBlockU8Group runs one work-group of mergeBlockU8 (kernels_types.go:931) by loop fission: each stretch
+// mergeBlockU8Group runs one work-group of mergeBlockU8 (kernels_types.go:793) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU8Group(hgB *kernel.Block, in []uint8, out []uint8, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19890,11 +20244,11 @@ func mergeBlockU8Group(hgB *kernel.Block, in []uint8, out []uint8, outI []uint32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:932
+//line kernels_types.go:794
 	sk := kernel.DynamicShared[uint8](t)
-//line kernels_types.go:933
+//line kernels_types.go:795
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:934
+//line kernels_types.go:796
 	hgGroupMergeSortBlock[uint8](hgB, in, out, outI, pairs, ord, kindUnsigned, 8, tile, sk, si)
 }
 
@@ -19902,7 +20256,7 @@ func mergeBlockU8Group(hgB *kernel.Block, in []uint8, out []uint8, outI []uint32
 type mergePassU8Locals struct {
 }
 
-// mergePassU8Group runs one work-group of mergePassU8 (kernels_types.go:940) by loop fission: each stretch
+// mergePassU8Group runs one work-group of mergePassU8 (kernels_types.go:802) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19911,13 +20265,13 @@ func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:941
+//line kernels_types.go:803
 	sk := kernel.DynamicShared[uint8](t)
-//line kernels_types.go:942
+//line kernels_types.go:804
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:943
+//line kernels_types.go:805
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:944
+//line kernels_types.go:806
 	hgGroupMergePass[uint8](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 8, count, w, tile, sk, si, part)
 }
 
@@ -19925,7 +20279,7 @@ func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32
 type sortCountI16Locals struct {
 }
 
-// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:950) by loop fission: each stretch
+// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:812) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19934,9 +20288,9 @@ func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:951
+//line kernels_types.go:813
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:952
+//line kernels_types.go:814
 	hgGroupSortCount[int16](hgB, keys, counts, shift, bits, kindSigned, 16, desc, tile, bins)
 }
 
@@ -19944,7 +20298,7 @@ func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift i
 type sortKeysI16Locals struct {
 }
 
-// sortKeysI16Group runs one work-group of sortKeysI16 (kernels_types.go:958) by loop fission: each stretch
+// sortKeysI16Group runs one work-group of sortKeysI16 (kernels_types.go:820) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI16Group(hgB *kernel.Block, keysIn []int16, keysOut []int16, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19953,13 +20307,13 @@ func sortKeysI16Group(hgB *kernel.Block, keysIn []int16, keysOut []int16, offs [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:959
+//line kernels_types.go:821
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:960
+//line kernels_types.go:822
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:961
+//line kernels_types.go:823
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:962
+//line kernels_types.go:824
 	hgGroupSortScatter[int16, int16](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 16, desc, tile, run, cnt, off)
 }
 
@@ -19967,7 +20321,7 @@ func sortKeysI16Group(hgB *kernel.Block, keysIn []int16, keysOut []int16, offs [
 type mergeBlockI16Locals struct {
 }
 
-// mergeBlockI16Group runs one work-group of mergeBlockI16 (kernels_types.go:975) by loop fission: each stretch
+// mergeBlockI16Group runs one work-group of mergeBlockI16 (kernels_types.go:837) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI16Group(hgB *kernel.Block, in []int16, out []int16, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -19976,11 +20330,11 @@ func mergeBlockI16Group(hgB *kernel.Block, in []int16, out []int16, outI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:976
+//line kernels_types.go:838
 	sk := kernel.DynamicShared[int16](t)
-//line kernels_types.go:977
+//line kernels_types.go:839
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:978
+//line kernels_types.go:840
 	hgGroupMergeSortBlock[int16](hgB, in, out, outI, pairs, ord, kindSigned, 16, tile, sk, si)
 }
 
@@ -19988,7 +20342,7 @@ func mergeBlockI16Group(hgB *kernel.Block, in []int16, out []int16, outI []uint3
 type mergePassI16Locals struct {
 }
 
-// mergePassI16Group runs one work-group of mergePassI16 (kernels_types.go:984) by loop fission: each stretch
+// mergePassI16Group runs one work-group of mergePassI16 (kernels_types.go:846) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -19997,13 +20351,13 @@ func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:985
+//line kernels_types.go:847
 	sk := kernel.DynamicShared[int16](t)
-//line kernels_types.go:986
+//line kernels_types.go:848
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:987
+//line kernels_types.go:849
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:988
+//line kernels_types.go:850
 	hgGroupMergePass[int16](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 16, count, w, tile, sk, si, part)
 }
 
@@ -20011,7 +20365,7 @@ func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint3
 type sortCountU16Locals struct {
 }
 
-// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:994) by loop fission: each stretch
+// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:856) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20020,9 +20374,9 @@ func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:995
+//line kernels_types.go:857
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:996
+//line kernels_types.go:858
 	hgGroupSortCount[uint16](hgB, keys, counts, shift, bits, kindUnsigned, 16, desc, tile, bins)
 }
 
@@ -20030,7 +20384,7 @@ func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift 
 type sortKeysU16Locals struct {
 }
 
-// sortKeysU16Group runs one work-group of sortKeysU16 (kernels_types.go:1002) by loop fission: each stretch
+// sortKeysU16Group runs one work-group of sortKeysU16 (kernels_types.go:864) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU16Group(hgB *kernel.Block, keysIn []uint16, keysOut []uint16, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20039,13 +20393,13 @@ func sortKeysU16Group(hgB *kernel.Block, keysIn []uint16, keysOut []uint16, offs
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1003
+//line kernels_types.go:865
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1004
+//line kernels_types.go:866
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1005
+//line kernels_types.go:867
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1006
+//line kernels_types.go:868
 	hgGroupSortScatter[uint16, uint16](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 16, desc, tile, run, cnt, off)
 }
 
@@ -20053,7 +20407,7 @@ func sortKeysU16Group(hgB *kernel.Block, keysIn []uint16, keysOut []uint16, offs
 type mergeBlockU16Locals struct {
 }
 
-// mergeBlockU16Group runs one work-group of mergeBlockU16 (kernels_types.go:1019) by loop fission: each stretch
+// mergeBlockU16Group runs one work-group of mergeBlockU16 (kernels_types.go:881) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU16Group(hgB *kernel.Block, in []uint16, out []uint16, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20062,11 +20416,11 @@ func mergeBlockU16Group(hgB *kernel.Block, in []uint16, out []uint16, outI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1020
+//line kernels_types.go:882
 	sk := kernel.DynamicShared[uint16](t)
-//line kernels_types.go:1021
+//line kernels_types.go:883
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1022
+//line kernels_types.go:884
 	hgGroupMergeSortBlock[uint16](hgB, in, out, outI, pairs, ord, kindUnsigned, 16, tile, sk, si)
 }
 
@@ -20074,7 +20428,7 @@ func mergeBlockU16Group(hgB *kernel.Block, in []uint16, out []uint16, outI []uin
 type mergePassU16Locals struct {
 }
 
-// mergePassU16Group runs one work-group of mergePassU16 (kernels_types.go:1028) by loop fission: each stretch
+// mergePassU16Group runs one work-group of mergePassU16 (kernels_types.go:890) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20083,13 +20437,13 @@ func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1029
+//line kernels_types.go:891
 	sk := kernel.DynamicShared[uint16](t)
-//line kernels_types.go:1030
+//line kernels_types.go:892
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1031
+//line kernels_types.go:893
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1032
+//line kernels_types.go:894
 	hgGroupMergePass[uint16](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 16, count, w, tile, sk, si, part)
 }
 
@@ -20097,7 +20451,7 @@ func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uin
 type sortCountI32Locals struct {
 }
 
-// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:1038) by loop fission: each stretch
+// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:900) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20106,9 +20460,9 @@ func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1039
+//line kernels_types.go:901
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1040
+//line kernels_types.go:902
 	hgGroupSortCount[int32](hgB, keys, counts, shift, bits, kindSigned, 32, desc, tile, bins)
 }
 
@@ -20116,7 +20470,7 @@ func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift i
 type sortKeysI32Locals struct {
 }
 
-// sortKeysI32Group runs one work-group of sortKeysI32 (kernels_types.go:1046) by loop fission: each stretch
+// sortKeysI32Group runs one work-group of sortKeysI32 (kernels_types.go:908) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20125,13 +20479,13 @@ func sortKeysI32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, offs [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1047
+//line kernels_types.go:909
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1048
+//line kernels_types.go:910
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1049
+//line kernels_types.go:911
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1050
+//line kernels_types.go:912
 	hgGroupSortScatter[int32, int32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20139,7 +20493,7 @@ func sortKeysI32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, offs [
 type mergeBlockI32Locals struct {
 }
 
-// mergeBlockI32Group runs one work-group of mergeBlockI32 (kernels_types.go:1063) by loop fission: each stretch
+// mergeBlockI32Group runs one work-group of mergeBlockI32 (kernels_types.go:925) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI32Group(hgB *kernel.Block, in []int32, out []int32, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20148,11 +20502,11 @@ func mergeBlockI32Group(hgB *kernel.Block, in []int32, out []int32, outI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1064
+//line kernels_types.go:926
 	sk := kernel.DynamicShared[int32](t)
-//line kernels_types.go:1065
+//line kernels_types.go:927
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1066
+//line kernels_types.go:928
 	hgGroupMergeSortBlock[int32](hgB, in, out, outI, pairs, ord, kindSigned, 32, tile, sk, si)
 }
 
@@ -20160,7 +20514,7 @@ func mergeBlockI32Group(hgB *kernel.Block, in []int32, out []int32, outI []uint3
 type mergePassI32Locals struct {
 }
 
-// mergePassI32Group runs one work-group of mergePassI32 (kernels_types.go:1072) by loop fission: each stretch
+// mergePassI32Group runs one work-group of mergePassI32 (kernels_types.go:934) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20169,13 +20523,13 @@ func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1073
+//line kernels_types.go:935
 	sk := kernel.DynamicShared[int32](t)
-//line kernels_types.go:1074
+//line kernels_types.go:936
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1075
+//line kernels_types.go:937
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1076
+//line kernels_types.go:938
 	hgGroupMergePass[int32](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 32, count, w, tile, sk, si, part)
 }
 
@@ -20183,7 +20537,7 @@ func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint3
 type sortCountU32Locals struct {
 }
 
-// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:1082) by loop fission: each stretch
+// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:944) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20192,9 +20546,9 @@ func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1083
+//line kernels_types.go:945
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1084
+//line kernels_types.go:946
 	hgGroupSortCount[uint32](hgB, keys, counts, shift, bits, kindUnsigned, 32, desc, tile, bins)
 }
 
@@ -20202,7 +20556,7 @@ func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift 
 type sortKeysU32Locals struct {
 }
 
-// sortKeysU32Group runs one work-group of sortKeysU32 (kernels_types.go:1090) by loop fission: each stretch
+// sortKeysU32Group runs one work-group of sortKeysU32 (kernels_types.go:952) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20211,13 +20565,13 @@ func sortKeysU32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, offs
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1091
+//line kernels_types.go:953
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1092
+//line kernels_types.go:954
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1093
+//line kernels_types.go:955
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1094
+//line kernels_types.go:956
 	hgGroupSortScatter[uint32, uint32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20225,7 +20579,7 @@ func sortKeysU32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, offs
 type mergeBlockU32Locals struct {
 }
 
-// mergeBlockU32Group runs one work-group of mergeBlockU32 (kernels_types.go:1107) by loop fission: each stretch
+// mergeBlockU32Group runs one work-group of mergeBlockU32 (kernels_types.go:969) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU32Group(hgB *kernel.Block, in []uint32, out []uint32, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20234,11 +20588,11 @@ func mergeBlockU32Group(hgB *kernel.Block, in []uint32, out []uint32, outI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1108
+//line kernels_types.go:970
 	sk := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:1109
+//line kernels_types.go:971
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1110
+//line kernels_types.go:972
 	hgGroupMergeSortBlock[uint32](hgB, in, out, outI, pairs, ord, kindUnsigned, 32, tile, sk, si)
 }
 
@@ -20246,7 +20600,7 @@ func mergeBlockU32Group(hgB *kernel.Block, in []uint32, out []uint32, outI []uin
 type mergePassU32Locals struct {
 }
 
-// mergePassU32Group runs one work-group of mergePassU32 (kernels_types.go:1116) by loop fission: each stretch
+// mergePassU32Group runs one work-group of mergePassU32 (kernels_types.go:978) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20255,13 +20609,13 @@ func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1117
+//line kernels_types.go:979
 	sk := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:1118
+//line kernels_types.go:980
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1119
+//line kernels_types.go:981
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1120
+//line kernels_types.go:982
 	hgGroupMergePass[uint32](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 32, count, w, tile, sk, si, part)
 }
 
@@ -20269,7 +20623,7 @@ func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uin
 type sortCountI64Locals struct {
 }
 
-// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:1126) by loop fission: each stretch
+// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:988) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20278,9 +20632,9 @@ func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1127
+//line kernels_types.go:989
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1128
+//line kernels_types.go:990
 	hgGroupSortCount[int64](hgB, keys, counts, shift, bits, kindSigned, 64, desc, tile, bins)
 }
 
@@ -20288,7 +20642,7 @@ func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift i
 type sortKeysI64Locals struct {
 }
 
-// sortKeysI64Group runs one work-group of sortKeysI64 (kernels_types.go:1134) by loop fission: each stretch
+// sortKeysI64Group runs one work-group of sortKeysI64 (kernels_types.go:996) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20297,13 +20651,13 @@ func sortKeysI64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, offs [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1135
+//line kernels_types.go:997
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1136
+//line kernels_types.go:998
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1137
+//line kernels_types.go:999
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1138
+//line kernels_types.go:1000
 	hgGroupSortScatter[int64, int64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20311,7 +20665,7 @@ func sortKeysI64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, offs [
 type mergeBlockI64Locals struct {
 }
 
-// mergeBlockI64Group runs one work-group of mergeBlockI64 (kernels_types.go:1151) by loop fission: each stretch
+// mergeBlockI64Group runs one work-group of mergeBlockI64 (kernels_types.go:1013) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI64Group(hgB *kernel.Block, in []int64, out []int64, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20320,11 +20674,11 @@ func mergeBlockI64Group(hgB *kernel.Block, in []int64, out []int64, outI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1152
+//line kernels_types.go:1014
 	sk := kernel.DynamicShared[int64](t)
-//line kernels_types.go:1153
+//line kernels_types.go:1015
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1154
+//line kernels_types.go:1016
 	hgGroupMergeSortBlock[int64](hgB, in, out, outI, pairs, ord, kindSigned, 64, tile, sk, si)
 }
 
@@ -20332,7 +20686,7 @@ func mergeBlockI64Group(hgB *kernel.Block, in []int64, out []int64, outI []uint3
 type mergePassI64Locals struct {
 }
 
-// mergePassI64Group runs one work-group of mergePassI64 (kernels_types.go:1160) by loop fission: each stretch
+// mergePassI64Group runs one work-group of mergePassI64 (kernels_types.go:1022) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20341,13 +20695,13 @@ func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1161
+//line kernels_types.go:1023
 	sk := kernel.DynamicShared[int64](t)
-//line kernels_types.go:1162
+//line kernels_types.go:1024
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1163
+//line kernels_types.go:1025
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1164
+//line kernels_types.go:1026
 	hgGroupMergePass[int64](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 64, count, w, tile, sk, si, part)
 }
 
@@ -20355,7 +20709,7 @@ func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint3
 type sortCountU64Locals struct {
 }
 
-// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:1170) by loop fission: each stretch
+// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:1032) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20364,9 +20718,9 @@ func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1171
+//line kernels_types.go:1033
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1172
+//line kernels_types.go:1034
 	hgGroupSortCount[uint64](hgB, keys, counts, shift, bits, kindUnsigned, 64, desc, tile, bins)
 }
 
@@ -20374,7 +20728,7 @@ func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift 
 type sortKeysU64Locals struct {
 }
 
-// sortKeysU64Group runs one work-group of sortKeysU64 (kernels_types.go:1178) by loop fission: each stretch
+// sortKeysU64Group runs one work-group of sortKeysU64 (kernels_types.go:1040) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20383,13 +20737,13 @@ func sortKeysU64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, offs
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1179
+//line kernels_types.go:1041
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1180
+//line kernels_types.go:1042
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1181
+//line kernels_types.go:1043
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1182
+//line kernels_types.go:1044
 	hgGroupSortScatter[uint64, uint64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20397,7 +20751,7 @@ func sortKeysU64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, offs
 type mergeBlockU64Locals struct {
 }
 
-// mergeBlockU64Group runs one work-group of mergeBlockU64 (kernels_types.go:1195) by loop fission: each stretch
+// mergeBlockU64Group runs one work-group of mergeBlockU64 (kernels_types.go:1057) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU64Group(hgB *kernel.Block, in []uint64, out []uint64, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20406,11 +20760,11 @@ func mergeBlockU64Group(hgB *kernel.Block, in []uint64, out []uint64, outI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1196
+//line kernels_types.go:1058
 	sk := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:1197
+//line kernels_types.go:1059
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1198
+//line kernels_types.go:1060
 	hgGroupMergeSortBlock[uint64](hgB, in, out, outI, pairs, ord, kindUnsigned, 64, tile, sk, si)
 }
 
@@ -20418,7 +20772,7 @@ func mergeBlockU64Group(hgB *kernel.Block, in []uint64, out []uint64, outI []uin
 type mergePassU64Locals struct {
 }
 
-// mergePassU64Group runs one work-group of mergePassU64 (kernels_types.go:1204) by loop fission: each stretch
+// mergePassU64Group runs one work-group of mergePassU64 (kernels_types.go:1066) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20427,13 +20781,13 @@ func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1205
+//line kernels_types.go:1067
 	sk := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:1206
+//line kernels_types.go:1068
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1207
+//line kernels_types.go:1069
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1208
+//line kernels_types.go:1070
 	hgGroupMergePass[uint64](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 64, count, w, tile, sk, si, part)
 }
 
@@ -20441,7 +20795,7 @@ func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uin
 type sortCountF32Locals struct {
 }
 
-// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:1214) by loop fission: each stretch
+// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:1076) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20450,9 +20804,9 @@ func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1215
+//line kernels_types.go:1077
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1216
+//line kernels_types.go:1078
 	hgGroupSortCount[float32](hgB, keys, counts, shift, bits, kindFloat32, 32, desc, tile, bins)
 }
 
@@ -20460,7 +20814,7 @@ func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift
 type sortKeysF32Locals struct {
 }
 
-// sortKeysF32Group runs one work-group of sortKeysF32 (kernels_types.go:1222) by loop fission: each stretch
+// sortKeysF32Group runs one work-group of sortKeysF32 (kernels_types.go:1084) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysF32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20469,13 +20823,13 @@ func sortKeysF32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, of
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1223
+//line kernels_types.go:1085
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1224
+//line kernels_types.go:1086
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1225
+//line kernels_types.go:1087
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1226
+//line kernels_types.go:1088
 	hgGroupSortScatter[float32, float32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -20483,7 +20837,7 @@ func sortKeysF32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, of
 type mergeBlockF32Locals struct {
 }
 
-// mergeBlockF32Group runs one work-group of mergeBlockF32 (kernels_types.go:1239) by loop fission: each stretch
+// mergeBlockF32Group runs one work-group of mergeBlockF32 (kernels_types.go:1101) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockF32Group(hgB *kernel.Block, in []float32, out []float32, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20492,11 +20846,11 @@ func mergeBlockF32Group(hgB *kernel.Block, in []float32, out []float32, outI []u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1240
+//line kernels_types.go:1102
 	sk := kernel.DynamicShared[float32](t)
-//line kernels_types.go:1241
+//line kernels_types.go:1103
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1242
+//line kernels_types.go:1104
 	hgGroupMergeSortBlock[float32](hgB, in, out, outI, pairs, ord, kindFloat32, 32, tile, sk, si)
 }
 
@@ -20504,7 +20858,7 @@ func mergeBlockF32Group(hgB *kernel.Block, in []float32, out []float32, outI []u
 type mergePassF32Locals struct {
 }
 
-// mergePassF32Group runs one work-group of mergePassF32 (kernels_types.go:1248) by loop fission: each stretch
+// mergePassF32Group runs one work-group of mergePassF32 (kernels_types.go:1110) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20513,13 +20867,13 @@ func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1249
+//line kernels_types.go:1111
 	sk := kernel.DynamicShared[float32](t)
-//line kernels_types.go:1250
+//line kernels_types.go:1112
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1251
+//line kernels_types.go:1113
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1252
+//line kernels_types.go:1114
 	hgGroupMergePass[float32](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat32, 32, count, w, tile, sk, si, part)
 }
 
@@ -20527,7 +20881,7 @@ func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []u
 type sortCountF64Locals struct {
 }
 
-// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:1258) by loop fission: each stretch
+// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:1120) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20536,9 +20890,9 @@ func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1259
+//line kernels_types.go:1121
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1260
+//line kernels_types.go:1122
 	hgGroupSortCount[float64](hgB, keys, counts, shift, bits, kindFloat64, 64, desc, tile, bins)
 }
 
@@ -20546,11 +20900,216 @@ func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift
 type sortKeysF64Locals struct {
 }
 
-// sortKeysF64Group runs one work-group of sortKeysF64 (kernels_types.go:1266) by loop fission: each stretch
+// sortKeysF64Group runs one work-group of sortKeysF64 (kernels_types.go:1128) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysF64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
 	hgF := kernelimpl.Frame[sortKeysF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1129
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1130
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1131
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1132
+	hgGroupSortScatter[float64, float64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+}
+
+// mergeBlockF64Locals holds the per-work-item variables of mergeBlockF64's fissioned group.
+type mergeBlockF64Locals struct {
+}
+
+// mergeBlockF64Group runs one work-group of mergeBlockF64 (kernels_types.go:1145) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergeBlockF64Group(hgB *kernel.Block, in []float64, out []float64, outI []uint32, pairs bool, ord int32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergeBlockF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1146
+	sk := kernel.DynamicShared[float64](t)
+//line kernels_types.go:1147
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:1148
+	hgGroupMergeSortBlock[float64](hgB, in, out, outI, pairs, ord, kindFloat64, 64, tile, sk, si)
+}
+
+// mergePassF64Locals holds the per-work-item variables of mergePassF64's fissioned group.
+type mergePassF64Locals struct {
+}
+
+// mergePassF64Group runs one work-group of mergePassF64 (kernels_types.go:1154) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergePassF64Group(hgB *kernel.Block, src []float64, dst []float64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergePassF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1155
+	sk := kernel.DynamicShared[float64](t)
+//line kernels_types.go:1156
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:1157
+	part := kernel.Shared[[2]int](t)
+//line kernels_types.go:1158
+	hgGroupMergePass[float64](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat64, 64, count, w, tile, sk, si, part)
+}
+
+// sortPairsI32I32Locals holds the per-work-item variables of sortPairsI32I32's fissioned group.
+type sortPairsI32I32Locals struct {
+}
+
+// sortPairsI32I32Group runs one work-group of sortPairsI32I32 (kernels_types.go:1206) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32I32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32I32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1207
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1208
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1209
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1210
+	hgGroupSortScatter[int32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32U32Locals holds the per-work-item variables of sortPairsI32U32's fissioned group.
+type sortPairsI32U32Locals struct {
+}
+
+// sortPairsI32U32Group runs one work-group of sortPairsI32U32 (kernels_types.go:1216) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32U32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32U32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1217
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1218
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1219
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1220
+	hgGroupSortScatter[int32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32I64Locals holds the per-work-item variables of sortPairsI32I64's fissioned group.
+type sortPairsI32I64Locals struct {
+}
+
+// sortPairsI32I64Group runs one work-group of sortPairsI32I64 (kernels_types.go:1226) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32I64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32I64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1227
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1228
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1229
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1230
+	hgGroupSortScatter[int32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32U64Locals holds the per-work-item variables of sortPairsI32U64's fissioned group.
+type sortPairsI32U64Locals struct {
+}
+
+// sortPairsI32U64Group runs one work-group of sortPairsI32U64 (kernels_types.go:1236) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32U64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32U64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1237
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1238
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1239
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1240
+	hgGroupSortScatter[int32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32F32Locals holds the per-work-item variables of sortPairsI32F32's fissioned group.
+type sortPairsI32F32Locals struct {
+}
+
+// sortPairsI32F32Group runs one work-group of sortPairsI32F32 (kernels_types.go:1246) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32F32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32F32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1247
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1248
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1249
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1250
+	hgGroupSortScatter[int32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32F64Locals holds the per-work-item variables of sortPairsI32F64's fissioned group.
+type sortPairsI32F64Locals struct {
+}
+
+// sortPairsI32F64Group runs one work-group of sortPairsI32F64 (kernels_types.go:1256) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32F64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32F64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1257
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1258
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1259
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1260
+	hgGroupSortScatter[int32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsU32I32Locals holds the per-work-item variables of sortPairsU32I32's fissioned group.
+type sortPairsU32I32Locals struct {
+}
+
+// sortPairsU32I32Group runs one work-group of sortPairsU32I32 (kernels_types.go:1266) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU32I32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -20562,211 +21121,6 @@ func sortKeysF64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, of
 //line kernels_types.go:1269
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1270
-	hgGroupSortScatter[float64, float64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
-}
-
-// mergeBlockF64Locals holds the per-work-item variables of mergeBlockF64's fissioned group.
-type mergeBlockF64Locals struct {
-}
-
-// mergeBlockF64Group runs one work-group of mergeBlockF64 (kernels_types.go:1283) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func mergeBlockF64Group(hgB *kernel.Block, in []float64, out []float64, outI []uint32, pairs bool, ord int32, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[mergeBlockF64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1284
-	sk := kernel.DynamicShared[float64](t)
-//line kernels_types.go:1285
-	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1286
-	hgGroupMergeSortBlock[float64](hgB, in, out, outI, pairs, ord, kindFloat64, 64, tile, sk, si)
-}
-
-// mergePassF64Locals holds the per-work-item variables of mergePassF64's fissioned group.
-type mergePassF64Locals struct {
-}
-
-// mergePassF64Group runs one work-group of mergePassF64 (kernels_types.go:1292) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func mergePassF64Group(hgB *kernel.Block, src []float64, dst []float64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[mergePassF64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1293
-	sk := kernel.DynamicShared[float64](t)
-//line kernels_types.go:1294
-	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1295
-	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1296
-	hgGroupMergePass[float64](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat64, 64, count, w, tile, sk, si, part)
-}
-
-// sortPairsI32I32Locals holds the per-work-item variables of sortPairsI32I32's fissioned group.
-type sortPairsI32I32Locals struct {
-}
-
-// sortPairsI32I32Group runs one work-group of sortPairsI32I32 (kernels_types.go:1344) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32I32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32I32Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1345
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1346
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1347
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1348
-	hgGroupSortScatter[int32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32U32Locals holds the per-work-item variables of sortPairsI32U32's fissioned group.
-type sortPairsI32U32Locals struct {
-}
-
-// sortPairsI32U32Group runs one work-group of sortPairsI32U32 (kernels_types.go:1354) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32U32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32U32Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1355
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1356
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1357
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1358
-	hgGroupSortScatter[int32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32I64Locals holds the per-work-item variables of sortPairsI32I64's fissioned group.
-type sortPairsI32I64Locals struct {
-}
-
-// sortPairsI32I64Group runs one work-group of sortPairsI32I64 (kernels_types.go:1364) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32I64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32I64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1365
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1366
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1367
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1368
-	hgGroupSortScatter[int32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32U64Locals holds the per-work-item variables of sortPairsI32U64's fissioned group.
-type sortPairsI32U64Locals struct {
-}
-
-// sortPairsI32U64Group runs one work-group of sortPairsI32U64 (kernels_types.go:1374) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32U64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32U64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1375
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1376
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1377
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1378
-	hgGroupSortScatter[int32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32F32Locals holds the per-work-item variables of sortPairsI32F32's fissioned group.
-type sortPairsI32F32Locals struct {
-}
-
-// sortPairsI32F32Group runs one work-group of sortPairsI32F32 (kernels_types.go:1384) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32F32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32F32Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1385
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1386
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1387
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1388
-	hgGroupSortScatter[int32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32F64Locals holds the per-work-item variables of sortPairsI32F64's fissioned group.
-type sortPairsI32F64Locals struct {
-}
-
-// sortPairsI32F64Group runs one work-group of sortPairsI32F64 (kernels_types.go:1394) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32F64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32F64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1395
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1396
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1397
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1398
-	hgGroupSortScatter[int32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsU32I32Locals holds the per-work-item variables of sortPairsU32I32's fissioned group.
-type sortPairsU32I32Locals struct {
-}
-
-// sortPairsU32I32Group runs one work-group of sortPairsU32I32 (kernels_types.go:1404) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU32I32Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1405
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1406
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1407
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1408
 	hgGroupSortScatter[uint32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20774,7 +21128,7 @@ func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32U32Locals struct {
 }
 
-// sortPairsU32U32Group runs one work-group of sortPairsU32U32 (kernels_types.go:1414) by loop fission: each stretch
+// sortPairsU32U32Group runs one work-group of sortPairsU32U32 (kernels_types.go:1276) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32U32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20783,13 +21137,13 @@ func sortPairsU32U32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1415
+//line kernels_types.go:1277
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1416
+//line kernels_types.go:1278
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1417
+//line kernels_types.go:1279
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1418
+//line kernels_types.go:1280
 	hgGroupSortScatter[uint32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20797,7 +21151,7 @@ func sortPairsU32U32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32I64Locals struct {
 }
 
-// sortPairsU32I64Group runs one work-group of sortPairsU32I64 (kernels_types.go:1424) by loop fission: each stretch
+// sortPairsU32I64Group runs one work-group of sortPairsU32I64 (kernels_types.go:1286) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32I64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20806,13 +21160,13 @@ func sortPairsU32I64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1425
+//line kernels_types.go:1287
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1426
+//line kernels_types.go:1288
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1427
+//line kernels_types.go:1289
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1428
+//line kernels_types.go:1290
 	hgGroupSortScatter[uint32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20820,7 +21174,7 @@ func sortPairsU32I64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32U64Locals struct {
 }
 
-// sortPairsU32U64Group runs one work-group of sortPairsU32U64 (kernels_types.go:1434) by loop fission: each stretch
+// sortPairsU32U64Group runs one work-group of sortPairsU32U64 (kernels_types.go:1296) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32U64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20829,13 +21183,13 @@ func sortPairsU32U64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1435
+//line kernels_types.go:1297
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1436
+//line kernels_types.go:1298
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1437
+//line kernels_types.go:1299
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1438
+//line kernels_types.go:1300
 	hgGroupSortScatter[uint32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20843,7 +21197,7 @@ func sortPairsU32U64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32F32Locals struct {
 }
 
-// sortPairsU32F32Group runs one work-group of sortPairsU32F32 (kernels_types.go:1444) by loop fission: each stretch
+// sortPairsU32F32Group runs one work-group of sortPairsU32F32 (kernels_types.go:1306) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32F32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20852,13 +21206,13 @@ func sortPairsU32F32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1445
+//line kernels_types.go:1307
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1446
+//line kernels_types.go:1308
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1447
+//line kernels_types.go:1309
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1448
+//line kernels_types.go:1310
 	hgGroupSortScatter[uint32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20866,7 +21220,7 @@ func sortPairsU32F32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32F64Locals struct {
 }
 
-// sortPairsU32F64Group runs one work-group of sortPairsU32F64 (kernels_types.go:1454) by loop fission: each stretch
+// sortPairsU32F64Group runs one work-group of sortPairsU32F64 (kernels_types.go:1316) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32F64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20875,13 +21229,13 @@ func sortPairsU32F64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1455
+//line kernels_types.go:1317
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1456
+//line kernels_types.go:1318
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1457
+//line kernels_types.go:1319
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1458
+//line kernels_types.go:1320
 	hgGroupSortScatter[uint32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20889,7 +21243,7 @@ func sortPairsU32F64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsI64I32Locals struct {
 }
 
-// sortPairsI64I32Group runs one work-group of sortPairsI64I32 (kernels_types.go:1464) by loop fission: each stretch
+// sortPairsI64I32Group runs one work-group of sortPairsI64I32 (kernels_types.go:1326) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64I32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20898,13 +21252,13 @@ func sortPairsI64I32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1465
+//line kernels_types.go:1327
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1466
+//line kernels_types.go:1328
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1467
+//line kernels_types.go:1329
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1468
+//line kernels_types.go:1330
 	hgGroupSortScatter[int64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20912,7 +21266,7 @@ func sortPairsI64I32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64U32Locals struct {
 }
 
-// sortPairsI64U32Group runs one work-group of sortPairsI64U32 (kernels_types.go:1474) by loop fission: each stretch
+// sortPairsI64U32Group runs one work-group of sortPairsI64U32 (kernels_types.go:1336) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64U32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20921,13 +21275,13 @@ func sortPairsI64U32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1475
+//line kernels_types.go:1337
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1476
+//line kernels_types.go:1338
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1477
+//line kernels_types.go:1339
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1478
+//line kernels_types.go:1340
 	hgGroupSortScatter[int64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20935,7 +21289,7 @@ func sortPairsI64U32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64I64Locals struct {
 }
 
-// sortPairsI64I64Group runs one work-group of sortPairsI64I64 (kernels_types.go:1484) by loop fission: each stretch
+// sortPairsI64I64Group runs one work-group of sortPairsI64I64 (kernels_types.go:1346) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64I64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20944,13 +21298,13 @@ func sortPairsI64I64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1485
+//line kernels_types.go:1347
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1486
+//line kernels_types.go:1348
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1487
+//line kernels_types.go:1349
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1488
+//line kernels_types.go:1350
 	hgGroupSortScatter[int64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20958,7 +21312,7 @@ func sortPairsI64I64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64U64Locals struct {
 }
 
-// sortPairsI64U64Group runs one work-group of sortPairsI64U64 (kernels_types.go:1494) by loop fission: each stretch
+// sortPairsI64U64Group runs one work-group of sortPairsI64U64 (kernels_types.go:1356) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64U64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20967,13 +21321,13 @@ func sortPairsI64U64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1495
+//line kernels_types.go:1357
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1496
+//line kernels_types.go:1358
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1497
+//line kernels_types.go:1359
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1498
+//line kernels_types.go:1360
 	hgGroupSortScatter[int64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20981,7 +21335,7 @@ func sortPairsI64U64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64F32Locals struct {
 }
 
-// sortPairsI64F32Group runs one work-group of sortPairsI64F32 (kernels_types.go:1504) by loop fission: each stretch
+// sortPairsI64F32Group runs one work-group of sortPairsI64F32 (kernels_types.go:1366) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64F32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20990,13 +21344,13 @@ func sortPairsI64F32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1505
+//line kernels_types.go:1367
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1506
+//line kernels_types.go:1368
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1507
+//line kernels_types.go:1369
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1508
+//line kernels_types.go:1370
 	hgGroupSortScatter[int64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21004,7 +21358,7 @@ func sortPairsI64F32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64F64Locals struct {
 }
 
-// sortPairsI64F64Group runs one work-group of sortPairsI64F64 (kernels_types.go:1514) by loop fission: each stretch
+// sortPairsI64F64Group runs one work-group of sortPairsI64F64 (kernels_types.go:1376) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64F64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21013,13 +21367,13 @@ func sortPairsI64F64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1515
+//line kernels_types.go:1377
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1516
+//line kernels_types.go:1378
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1517
+//line kernels_types.go:1379
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1518
+//line kernels_types.go:1380
 	hgGroupSortScatter[int64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21027,7 +21381,7 @@ func sortPairsI64F64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsU64I32Locals struct {
 }
 
-// sortPairsU64I32Group runs one work-group of sortPairsU64I32 (kernels_types.go:1524) by loop fission: each stretch
+// sortPairsU64I32Group runs one work-group of sortPairsU64I32 (kernels_types.go:1386) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64I32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21036,13 +21390,13 @@ func sortPairsU64I32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1525
+//line kernels_types.go:1387
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1526
+//line kernels_types.go:1388
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1527
+//line kernels_types.go:1389
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1528
+//line kernels_types.go:1390
 	hgGroupSortScatter[uint64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21050,7 +21404,7 @@ func sortPairsU64I32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64U32Locals struct {
 }
 
-// sortPairsU64U32Group runs one work-group of sortPairsU64U32 (kernels_types.go:1534) by loop fission: each stretch
+// sortPairsU64U32Group runs one work-group of sortPairsU64U32 (kernels_types.go:1396) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64U32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21059,13 +21413,13 @@ func sortPairsU64U32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1535
+//line kernels_types.go:1397
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1536
+//line kernels_types.go:1398
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1537
+//line kernels_types.go:1399
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1538
+//line kernels_types.go:1400
 	hgGroupSortScatter[uint64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21073,7 +21427,7 @@ func sortPairsU64U32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64I64Locals struct {
 }
 
-// sortPairsU64I64Group runs one work-group of sortPairsU64I64 (kernels_types.go:1544) by loop fission: each stretch
+// sortPairsU64I64Group runs one work-group of sortPairsU64I64 (kernels_types.go:1406) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64I64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21082,13 +21436,13 @@ func sortPairsU64I64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1545
+//line kernels_types.go:1407
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1546
+//line kernels_types.go:1408
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1547
+//line kernels_types.go:1409
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1548
+//line kernels_types.go:1410
 	hgGroupSortScatter[uint64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21096,7 +21450,7 @@ func sortPairsU64I64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64U64Locals struct {
 }
 
-// sortPairsU64U64Group runs one work-group of sortPairsU64U64 (kernels_types.go:1554) by loop fission: each stretch
+// sortPairsU64U64Group runs one work-group of sortPairsU64U64 (kernels_types.go:1416) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64U64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21105,13 +21459,13 @@ func sortPairsU64U64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1555
+//line kernels_types.go:1417
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1556
+//line kernels_types.go:1418
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1557
+//line kernels_types.go:1419
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1558
+//line kernels_types.go:1420
 	hgGroupSortScatter[uint64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21119,7 +21473,7 @@ func sortPairsU64U64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64F32Locals struct {
 }
 
-// sortPairsU64F32Group runs one work-group of sortPairsU64F32 (kernels_types.go:1564) by loop fission: each stretch
+// sortPairsU64F32Group runs one work-group of sortPairsU64F32 (kernels_types.go:1426) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64F32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21128,13 +21482,13 @@ func sortPairsU64F32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1565
+//line kernels_types.go:1427
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1566
+//line kernels_types.go:1428
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1567
+//line kernels_types.go:1429
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1568
+//line kernels_types.go:1430
 	hgGroupSortScatter[uint64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21142,7 +21496,7 @@ func sortPairsU64F32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64F64Locals struct {
 }
 
-// sortPairsU64F64Group runs one work-group of sortPairsU64F64 (kernels_types.go:1574) by loop fission: each stretch
+// sortPairsU64F64Group runs one work-group of sortPairsU64F64 (kernels_types.go:1436) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64F64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21151,13 +21505,13 @@ func sortPairsU64F64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1575
+//line kernels_types.go:1437
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1576
+//line kernels_types.go:1438
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1577
+//line kernels_types.go:1439
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1578
+//line kernels_types.go:1440
 	hgGroupSortScatter[uint64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21165,7 +21519,7 @@ func sortPairsU64F64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsF32I32Locals struct {
 }
 
-// sortPairsF32I32Group runs one work-group of sortPairsF32I32 (kernels_types.go:1584) by loop fission: each stretch
+// sortPairsF32I32Group runs one work-group of sortPairsF32I32 (kernels_types.go:1446) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32I32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21174,13 +21528,13 @@ func sortPairsF32I32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1585
+//line kernels_types.go:1447
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1586
+//line kernels_types.go:1448
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1587
+//line kernels_types.go:1449
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1588
+//line kernels_types.go:1450
 	hgGroupSortScatter[float32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -21188,7 +21542,7 @@ func sortPairsF32I32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32U32Locals struct {
 }
 
-// sortPairsF32U32Group runs one work-group of sortPairsF32U32 (kernels_types.go:1594) by loop fission: each stretch
+// sortPairsF32U32Group runs one work-group of sortPairsF32U32 (kernels_types.go:1456) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32U32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21197,13 +21551,13 @@ func sortPairsF32U32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1595
+//line kernels_types.go:1457
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1596
+//line kernels_types.go:1458
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1597
+//line kernels_types.go:1459
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1598
+//line kernels_types.go:1460
 	hgGroupSortScatter[float32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -21211,7 +21565,7 @@ func sortPairsF32U32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32I64Locals struct {
 }
 
-// sortPairsF32I64Group runs one work-group of sortPairsF32I64 (kernels_types.go:1604) by loop fission: each stretch
+// sortPairsF32I64Group runs one work-group of sortPairsF32I64 (kernels_types.go:1466) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32I64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21220,13 +21574,13 @@ func sortPairsF32I64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1605
+//line kernels_types.go:1467
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1606
+//line kernels_types.go:1468
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1607
+//line kernels_types.go:1469
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1608
+//line kernels_types.go:1470
 	hgGroupSortScatter[float32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -21234,7 +21588,7 @@ func sortPairsF32I64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32U64Locals struct {
 }
 
-// sortPairsF32U64Group runs one work-group of sortPairsF32U64 (kernels_types.go:1614) by loop fission: each stretch
+// sortPairsF32U64Group runs one work-group of sortPairsF32U64 (kernels_types.go:1476) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32U64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21243,13 +21597,13 @@ func sortPairsF32U64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1615
+//line kernels_types.go:1477
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1616
+//line kernels_types.go:1478
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1617
+//line kernels_types.go:1479
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1618
+//line kernels_types.go:1480
 	hgGroupSortScatter[float32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -21257,7 +21611,7 @@ func sortPairsF32U64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32F32Locals struct {
 }
 
-// sortPairsF32F32Group runs one work-group of sortPairsF32F32 (kernels_types.go:1624) by loop fission: each stretch
+// sortPairsF32F32Group runs one work-group of sortPairsF32F32 (kernels_types.go:1486) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32F32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21266,13 +21620,13 @@ func sortPairsF32F32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1625
+//line kernels_types.go:1487
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1626
+//line kernels_types.go:1488
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1627
+//line kernels_types.go:1489
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1628
+//line kernels_types.go:1490
 	hgGroupSortScatter[float32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -21280,7 +21634,7 @@ func sortPairsF32F32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32F64Locals struct {
 }
 
-// sortPairsF32F64Group runs one work-group of sortPairsF32F64 (kernels_types.go:1634) by loop fission: each stretch
+// sortPairsF32F64Group runs one work-group of sortPairsF32F64 (kernels_types.go:1496) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32F64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21289,13 +21643,13 @@ func sortPairsF32F64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1635
+//line kernels_types.go:1497
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1636
+//line kernels_types.go:1498
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1637
+//line kernels_types.go:1499
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1638
+//line kernels_types.go:1500
 	hgGroupSortScatter[float32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -21303,7 +21657,7 @@ func sortPairsF32F64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF64I32Locals struct {
 }
 
-// sortPairsF64I32Group runs one work-group of sortPairsF64I32 (kernels_types.go:1644) by loop fission: each stretch
+// sortPairsF64I32Group runs one work-group of sortPairsF64I32 (kernels_types.go:1506) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64I32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21312,13 +21666,13 @@ func sortPairsF64I32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1645
+//line kernels_types.go:1507
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1646
+//line kernels_types.go:1508
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1647
+//line kernels_types.go:1509
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1648
+//line kernels_types.go:1510
 	hgGroupSortScatter[float64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -21326,7 +21680,7 @@ func sortPairsF64I32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64U32Locals struct {
 }
 
-// sortPairsF64U32Group runs one work-group of sortPairsF64U32 (kernels_types.go:1654) by loop fission: each stretch
+// sortPairsF64U32Group runs one work-group of sortPairsF64U32 (kernels_types.go:1516) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64U32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21335,13 +21689,13 @@ func sortPairsF64U32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1655
+//line kernels_types.go:1517
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1656
+//line kernels_types.go:1518
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1657
+//line kernels_types.go:1519
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1658
+//line kernels_types.go:1520
 	hgGroupSortScatter[float64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -21349,7 +21703,7 @@ func sortPairsF64U32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64I64Locals struct {
 }
 
-// sortPairsF64I64Group runs one work-group of sortPairsF64I64 (kernels_types.go:1664) by loop fission: each stretch
+// sortPairsF64I64Group runs one work-group of sortPairsF64I64 (kernels_types.go:1526) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64I64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21358,13 +21712,13 @@ func sortPairsF64I64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1665
+//line kernels_types.go:1527
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1666
+//line kernels_types.go:1528
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1667
+//line kernels_types.go:1529
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1668
+//line kernels_types.go:1530
 	hgGroupSortScatter[float64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -21372,7 +21726,7 @@ func sortPairsF64I64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64U64Locals struct {
 }
 
-// sortPairsF64U64Group runs one work-group of sortPairsF64U64 (kernels_types.go:1674) by loop fission: each stretch
+// sortPairsF64U64Group runs one work-group of sortPairsF64U64 (kernels_types.go:1536) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64U64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21381,13 +21735,13 @@ func sortPairsF64U64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1675
+//line kernels_types.go:1537
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1676
+//line kernels_types.go:1538
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1677
+//line kernels_types.go:1539
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1678
+//line kernels_types.go:1540
 	hgGroupSortScatter[float64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -21395,7 +21749,7 @@ func sortPairsF64U64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64F32Locals struct {
 }
 
-// sortPairsF64F32Group runs one work-group of sortPairsF64F32 (kernels_types.go:1684) by loop fission: each stretch
+// sortPairsF64F32Group runs one work-group of sortPairsF64F32 (kernels_types.go:1546) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64F32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21404,13 +21758,13 @@ func sortPairsF64F32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1685
+//line kernels_types.go:1547
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1686
+//line kernels_types.go:1548
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1687
+//line kernels_types.go:1549
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1688
+//line kernels_types.go:1550
 	hgGroupSortScatter[float64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -21418,7 +21772,7 @@ func sortPairsF64F32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64F64Locals struct {
 }
 
-// sortPairsF64F64Group runs one work-group of sortPairsF64F64 (kernels_types.go:1694) by loop fission: each stretch
+// sortPairsF64F64Group runs one work-group of sortPairsF64F64 (kernels_types.go:1556) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64F64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21427,13 +21781,13 @@ func sortPairsF64F64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1695
+//line kernels_types.go:1557
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1696
+//line kernels_types.go:1558
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1697
+//line kernels_types.go:1559
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1698
+//line kernels_types.go:1560
 	hgGroupSortScatter[float64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 

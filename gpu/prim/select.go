@@ -1,6 +1,8 @@
 package prim
 
 import (
+	"unsafe"
+
 	"github.com/hipgo/hipgo/gpu"
 	"github.com/hipgo/hipgo/gpu/buffer"
 	"github.com/hipgo/hipgo/gpu/stream"
@@ -93,6 +95,9 @@ func RunLengthEncode[T Number](s *stream.Stream, in, unique buffer.Array[T], cou
 	if err := checkOut(name, "unique", unique, n); err != nil {
 		return err
 	}
+	if selectOnePass(shapeOf(s), n, int(unsafe.Sizeof(*new(T)))) {
+		return sweepSelect(s, in, nil, unique, counts, numRuns, predUnique, 0, false)
+	}
 	heads, err := scratch[int64](s, n)
 	if err != nil {
 		return err
@@ -108,9 +113,10 @@ func RunLengthEncode[T Number](s *stream.Stream, in, unique buffer.Array[T], cou
 	return LaunchRunLengths(s, gpu.D1(uint32(grid)), gpu.D1(uint32(block)), 0, heads, numRuns, counts, n, span)
 }
 
-// selection queues a selection (a partition): the count per tile, its
-// scan, and the scatter; one launch for one tile. idx, when not nil,
-// gets the selected elements' indices.
+// selection queues a selection (a partition). On a GPU more than a tile
+// is one pass (sweepSelect); on the cpu agent, and for one tile, it is
+// the count per tile, its scan, and the scatter (one launch for one
+// tile). idx, when not nil, gets the selected elements' indices.
 func selection[T Number](s *stream.Stream, name string, in buffer.Array[T], flags buffer.Array[uint8], out buffer.Array[T], idx, num buffer.Array[int64], pred int32, a T, partition bool) (err error) {
 	if err := checkStream(name, s); err != nil {
 		return err
@@ -132,6 +138,9 @@ func selection[T Number](s *stream.Stream, name string, in buffer.Array[T], flag
 	}
 	if partition && sameMem(in, out) {
 		return gpu.Errorf(gpu.ErrInvalidValue, name, "out is in: a partition does not work in place")
+	}
+	if idx == nil && selectOnePass(shapeOf(s), n, int(unsafe.Sizeof(*new(T)))) {
+		return sweepSelect(s, in, flags, out, nil, num, pred, a, partition)
 	}
 	if flags == nil {
 		// The kernels take a flags buffer whether they read it or not.

@@ -962,8 +962,13 @@ template <bool Checked, class K> HG_DEV long long mergePath(hg_slice<const K> a,
 template <bool Checked, class K> HG_DEV void mergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
 template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, int32_t kind, long long width, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f);
 template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_slice<const uint32_t> idx, hg_slice<V> out, long long count, long long span, hg_fault* hg_f);
-template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg_slice<uint32_t> hist, long long begin, long long end, int32_t kind, long long width, bool desc, long long span, hg_array<uint32_t, 2048>* bins, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV bool pick(T x, T prev, bool f, long long i, int32_t pred, T a, hg_fault* hg_f);
+template <bool Checked> HG_DEV void selPublish(hg_slice<uint64_t> states, hg_slice<int64_t> heads, long long b, long long tiles, int64_t c, int64_t last, bool rle, hg_fault* hg_f);
 template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple2<int64_t, int64_t> selLookBack(hg_slice<uint64_t> states, hg_slice<const int64_t> heads, long long b, long long tiles, bool rle, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void selectSweep(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> counts, int32_t pred, T a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, hg_array<int32_t, 32>* warps, hg_array<int64_t, 4>* bcast, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void selectReverse(hg_slice<T> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg_slice<uint32_t> hist, long long begin, long long end, int32_t kind, long long width, bool desc, long long span, hg_array<uint32_t, 2048>* bins, hg_fault* hg_f);
 template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_array<uint32_t, 2048>* wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f);
 
 #line 59 "kernels.go"
@@ -3983,6 +3988,348 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
   }
 }
 
+#line 30 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV bool pick(T x, T prev, bool f, long long i, int32_t pred, T a, hg_fault* hg_f) {
+  {
+    int32_t hg_tag2 = pred;
+#line 32 "kernels_select_sweep.go"
+    if (hg_tag2 == 0) {
+      return f;
+    } else if (hg_tag2 == 1) {
+      return (i == 0LL) || (x != prev);
+    } else if (hg_tag2 == 2) {
+      return x < a;
+    } else if (hg_tag2 == 3) {
+      return x <= a;
+    } else if (hg_tag2 == 4) {
+      return x > a;
+    } else if (hg_tag2 == 5) {
+      return x >= a;
+    } else if (hg_tag2 == 6) {
+      return x == a;
+    }
+  }
+#line 47 "kernels_select_sweep.go"
+  return x != a;
+}
+
+#line 213 "kernels_select_sweep.go"
+template <bool Checked> HG_DEV void selPublish(hg_slice<uint64_t> states, hg_slice<int64_t> heads, long long b, long long tiles, int64_t c, int64_t last, bool rle, hg_fault* hg_f) {
+  if (rle) {
+    hg_ref<Checked>(heads, b, hg_f, 215, 11) = last;
+  }
+  if (b == 0LL) {
+    if (rle) {
+      hg_ref<Checked>(heads, tiles, hg_f, 219, 11) = last;
+    }
+    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, 0LL, hg_f, 221, 11), 9223372036854775808ULL | (uint64_t)(c));
+    return;
+  }
+  hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 224, 11), 4611686018427387904ULL | (uint64_t)(c));
+}
+
+#line 72 "kernels_sort.go"
+template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f) {
+#line 72 "kernels_sort.go"
+  return popc<Checked>((x & (-x)) - 1ULL, hg_f);
+}
+
+#line 235 "kernels_select_sweep.go"
+template <bool Checked> HG_DEV hg_tuple2<int64_t, int64_t> selLookBack(hg_slice<uint64_t> states, hg_slice<const int64_t> heads, long long b, long long tiles, bool rle, hg_fault* hg_f) {
+  long long hg_t1 = hg_warp_size();
+  long long hg_t2 = hg_lane();
+  long long ws = hg_t1;
+  long long lane = hg_t2;
+#line 237 "kernels_select_sweep.go"
+  int64_t excl = {};
+  int64_t last = -1LL;
+  long long j = hg_sub(hg_sub(b, 1LL), lane);
+  bool done = false;
+  while (!done) {
+    uint64_t s = 9223372036854775808ULL;
+    if (j >= 0LL) {
+      s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 244, 11));
+    }
+    if (!hg_any(s == 0ULL)) {
+      uint64_t pm = hg_ballot((s & 9223372036854775808ULL) != 0ULL);
+      long long k = ws;
+      if (pm != 0ULL) {
+        k = ctz<Checked>(pm, hg_f);
+      }
+      int64_t c = {};
+      int64_t h = -1LL;
+      if (lane <= k) {
+        c = (int64_t)(s & 4611686018427387903ULL);
+        if (rle && (j >= 0LL)) {
+          h = hg_ld<Checked>(heads, j, hg_f, 257, 11);
+          if (lane == k) {
+            h = hg_ld<Checked>(heads, hg_add(tiles, j), hg_f, 259, 11);
+          }
+        }
+      }
+      excl = hg_add(excl, hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), c));
+      if (rle) {
+        last = hg_max(last, hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), h));
+      }
+      done = pm != 0ULL;
+      j = hg_sub(j, ws);
+    }
+  }
+  return hg_tuple2<int64_t, int64_t>{excl, last};
+}
+
+#line 62 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV void selectSweep(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> counts, int32_t pred, T a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, hg_array<int32_t, 32>* warps, hg_array<int64_t, 4>* bcast, hg_fault* hg_f) {
+#line 64 "kernels_select_sweep.go"
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 65 "kernels_select_sweep.go"
+  long long hg_t3 = hg_warp_size();
+  long long hg_t4 = hg_lane();
+  long long ws = hg_t3;
+  long long lane = hg_t4;
+#line 66 "kernels_select_sweep.go"
+  long long hg_t5 = hg_div<Checked>(tid, ws, hg_f, 66, 11);
+  long long hg_t6 = hg_div<Checked>(bd, ws, hg_f, 66, 11);
+  long long w = hg_t5;
+  long long nw = hg_t6;
+#line 67 "kernels_select_sweep.go"
+  long long n = in.n;
+  long long tiles = hg_sub(states.n, 1LL);
+  if (tid == 0LL) {
+    (*bcast)[0LL] = (int64_t)(hg_atomic_add(&hg_ref<Checked>(states, tiles, hg_f, 70, 11), 1ULL));
+  }
+  hg_sync_threads();
+  long long b = (long long)((*bcast)[0LL]);
+  long long lo = hg_mul(hg_mul(b, bd), items);
+#line 81 "kernels_select_sweep.go"
+  hg_array<T, 32> xs = {};
+  uint32_t fs = {};
+  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
+    {
+#line 84 "kernels_select_sweep.go"
+      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
+#line 84 "kernels_select_sweep.go"
+      if ((j < items) && (i < n)) {
+        hg_ref<Checked>(xs, j, hg_f, 85, 11) = hg_ld<Checked>(in, i, hg_f, 85, 11);
+        if ((pred == 0) && (hg_ld<Checked>(flags, i, hg_f, 86, 11) != (uint8_t)0)) {
+          fs |= hg_shl<Checked>(1U, j, hg_f, 87, 11);
+        }
+      }
+    }
+  }
+#line 91 "kernels_select_sweep.go"
+  if (pred == 1) {
+    for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
+      if ((j < items) && (lane == hg_sub(ws, 1LL))) {
+        hg_ref<Checked>((*lastOf), hg_add(hg_mul(j, nw), w), hg_f, 94, 11) = hg_ld<Checked>(xs, j, hg_f, 94, 11);
+      }
+    }
+    hg_sync_threads();
+  }
+  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 99, 11) - 1ULL;
+  uint32_t sel = {};
+  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
+    if (j < items) {
+      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
+      T prev = {};
+      if (pred == 1) {
+        prev = hg_shfl_up(hg_ld<Checked>(xs, j, hg_f, 106, 11), (long long)(1LL));
+        if ((lane == 0LL) && (i < n)) {
+          if ((w > 0LL) || (j > 0LL)) {
+            prev = hg_ld<Checked>((*lastOf), hg_sub(hg_add(hg_mul(j, nw), w), 1LL), hg_f, 109, 11);
+          } else if (i > 0LL) {
+            prev = hg_ld<Checked>(in, hg_sub(i, 1LL), hg_f, 111, 11);
+          }
+        }
+      }
+      bool on = (i < n) && pick<Checked, T>(hg_ld<Checked>(xs, j, hg_f, 115, 11), prev, (hg_shr<Checked>(fs, j, hg_f, 115, 11) & 1U) != 0U, i, pred, a, hg_f);
+      uint64_t m = hg_ballot(on);
+      if (on) {
+        sel |= hg_shl<Checked>(1U, j, hg_f, 118, 11);
+      }
+      if (lane == 0LL) {
+        hg_ref<Checked>((*wc), hg_add(hg_mul(j, nw), w), hg_f, 121, 11) = (int32_t)(popc<Checked>(m, hg_f));
+      }
+    }
+  }
+  hg_sync_threads();
+#line 129 "kernels_select_sweep.go"
+  int32_t c = {};
+  if (tid < hg_mul(items, nw)) {
+    c = hg_ld<Checked>((*wc), tid, hg_f, 131, 11);
+  }
+  auto hg_m10 = blockScan<Checked, int32_t>(c, warps, hg_f);
+  int32_t pre = hg_m10.r0;
+  int32_t total = hg_m10.r1;
+#line 134 "kernels_select_sweep.go"
+  if (tid < hg_mul(items, nw)) {
+    hg_ref<Checked>((*wc), tid, hg_f, 135, 11) = pre;
+  }
+  if ((!rle) && (tid == 0LL)) {
+    selPublish<Checked>(states, heads, b, tiles, (int64_t)(total), -1LL, rle, hg_f);
+  }
+  hg_sync_threads();
+  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
+    if (j < items) {
+#line 144 "kernels_select_sweep.go"
+      bool on = (hg_shr<Checked>(sel, j, hg_f, 144, 11) & 1U) != 0U;
+      int32_t r = hg_add(hg_ld<Checked>((*wc), hg_add(hg_mul(j, nw), w), hg_f, 145, 11), (int32_t)(popc<Checked>(hg_ballot(on) & lt, hg_f)));
+      {
+#line 146 "kernels_select_sweep.go"
+        long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
+#line 146 "kernels_select_sweep.go"
+        if (i < n) {
+          if (on) {
+            if (rle) {
+              hg_ref<Checked>(shI, r, hg_f, 149, 11) = (int32_t)(hg_add(hg_mul(j, bd), tid));
+            } else {
+              hg_ref<Checked>(sh, r, hg_f, 151, 11) = hg_ld<Checked>(xs, j, hg_f, 151, 11);
+            }
+          } else if (partition) {
+            hg_ref<Checked>(sh, hg_sub(hg_add(total, (int32_t)(hg_add(hg_mul(j, bd), tid))), r), hg_f, 154, 11) = hg_ld<Checked>(xs, j, hg_f, 154, 11);
+          }
+        }
+      }
+    }
+  }
+#line 159 "kernels_select_sweep.go"
+  hg_sync_threads();
+  int64_t last = -1LL;
+  if (rle && (total > 0)) {
+    last = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(total, 1), hg_f, 162, 11)));
+  }
+  if (rle && (tid == 0LL)) {
+    selPublish<Checked>(states, heads, b, tiles, (int64_t)(total), last, rle, hg_f);
+  }
+#line 168 "kernels_select_sweep.go"
+  if (w == 0LL) {
+    auto hg_m12 = selLookBack<Checked>(states, hg_const(heads), b, tiles, rle, hg_f);
+    int64_t excl = hg_m12.r0;
+    int64_t prev = hg_m12.r1;
+#line 170 "kernels_select_sweep.go"
+    if (lane == 0LL) {
+      if (b > 0LL) {
+        if (rle) {
+          hg_ref<Checked>(heads, hg_add(tiles, b), hg_f, 173, 11) = hg_max(prev, last);
+        }
+        hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 175, 11), 9223372036854775808ULL | (uint64_t)(hg_add(excl, (int64_t)(total))));
+      }
+      int64_t hg_t13 = excl;
+      int64_t hg_t14 = prev;
+      (*bcast)[1LL] = hg_t13;
+      (*bcast)[2LL] = hg_t14;
+#line 178 "kernels_select_sweep.go"
+      if (b == hg_sub(tiles, 1LL)) {
+        hg_ref<Checked>(num, 0LL, hg_f, 179, 11) = hg_add(excl, (int64_t)(total));
+        if (rle) {
+          hg_ref<Checked>(counts, hg_sub(hg_add(excl, (int64_t)(total)), 1LL), hg_f, 181, 11) = hg_sub((int64_t)(n), hg_max(prev, last));
+        }
+      }
+    }
+  }
+  hg_sync_threads();
+  int64_t hg_t15 = (*bcast)[1LL];
+  int64_t hg_t16 = (*bcast)[2LL];
+  int64_t base = hg_t15;
+  int64_t prev = hg_t16;
+#line 188 "kernels_select_sweep.go"
+  long long lim = (long long)(total);
+  if (partition) {
+    lim = hg_min(hg_mul(bd, items), hg_sub(n, lo));
+  }
+  {
+    long long hg_i19 = tid;
+    long long hg_b17 = lim;
+    long long hg_st18 = bd;
+    if (hg_st18 > 0LL && hg_b17 <= 0x7fffffffffffffffLL - hg_st18 + 1LL) {
+      unsigned long long hg_n20 = hg_i19 < hg_b17 ? ((unsigned long long)hg_b17 - (unsigned long long)hg_i19 - 1ULL) / (unsigned long long)hg_st18 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k21 = 0; hg_k21 < hg_n20; hg_k21++) {
+        long long p = (long long)((unsigned long long)hg_i19 + hg_k21 * (unsigned long long)hg_st18);
+#line 193 "kernels_select_sweep.go"
+        int64_t q = hg_add(base, (int64_t)(p));
+        if (rle) {
+          int64_t i = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, p, hg_f, 195, 11)));
+          hg_ref<Checked>(out, q, hg_f, 196, 11) = hg_ld<Checked>(in, i, hg_f, 196, 11);
+          if (q > 0LL) {
+            if (p > 0LL) {
+              prev = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(p, 1LL), hg_f, 199, 11)));
+            }
+            hg_ref<Checked>(counts, hg_sub(q, 1LL), hg_f, 201, 11) = hg_sub(i, prev);
+          }
+        } else if (p < (long long)(total)) {
+          hg_ref<Checked>(out, q, hg_f, 204, 11) = hg_ld<Checked>(sh, p, hg_f, 204, 11);
+        } else {
+          hg_ref<Checked>(out, hg_sub(hg_add((int64_t)(hg_sub(hg_sub(n, 1LL), lo)), base), (int64_t)(hg_sub(p, (long long)(total)))), hg_f, 206, 11) = hg_ld<Checked>(sh, p, hg_f, 206, 11);
+        }
+      }
+    } else {
+      for (long long p = hg_i19; p < hg_b17; p = hg_add(p, hg_st18)) {
+#line 193 "kernels_select_sweep.go"
+        int64_t q = hg_add(base, (int64_t)(p));
+        if (rle) {
+          int64_t i = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, p, hg_f, 195, 11)));
+          hg_ref<Checked>(out, q, hg_f, 196, 11) = hg_ld<Checked>(in, i, hg_f, 196, 11);
+          if (q > 0LL) {
+            if (p > 0LL) {
+              prev = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(p, 1LL), hg_f, 199, 11)));
+            }
+            hg_ref<Checked>(counts, hg_sub(q, 1LL), hg_f, 201, 11) = hg_sub(i, prev);
+          }
+        } else if (p < (long long)(total)) {
+          hg_ref<Checked>(out, q, hg_f, 204, 11) = hg_ld<Checked>(sh, p, hg_f, 204, 11);
+        } else {
+          hg_ref<Checked>(out, hg_sub(hg_add((int64_t)(hg_sub(hg_sub(n, 1LL), lo)), base), (int64_t)(hg_sub(p, (long long)(total)))), hg_f, 206, 11) = hg_ld<Checked>(sh, p, hg_f, 206, 11);
+        }
+      }
+    }
+  }
+}
+
+#line 276 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV void selectReverse(hg_slice<T> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
+  long long s = (long long)(hg_ld<Checked>(num, 0LL, hg_f, 277, 11));
+  long long h = hg_sub(n, s) / 2LL;
+  {
+    long long hg_i3 = hg_global_x();
+    long long hg_b1 = h;
+    long long hg_st2 = hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x());
+    if (hg_st2 > 0LL && hg_b1 <= 0x7fffffffffffffffLL - hg_st2 + 1LL) {
+      unsigned long long hg_n4 = hg_i3 < hg_b1 ? ((unsigned long long)hg_b1 - (unsigned long long)hg_i3 - 1ULL) / (unsigned long long)hg_st2 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
+        long long k = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
+#line 280 "kernels_select_sweep.go"
+        T hg_t7 = hg_ld<Checked>(out, hg_add(s, k), hg_f, 280, 11);
+        T hg_t8 = hg_ld<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 280, 11);
+        T x = hg_t7;
+        T y = hg_t8;
+#line 281 "kernels_select_sweep.go"
+        T hg_t9 = y;
+        T hg_t10 = x;
+        hg_ref<Checked>(out, hg_add(s, k), hg_f, 281, 11) = hg_t9;
+        hg_ref<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 281, 11) = hg_t10;
+      }
+    } else {
+      for (long long k = hg_i3; k < hg_b1; k = hg_add(k, hg_st2)) {
+#line 280 "kernels_select_sweep.go"
+        T hg_t12 = hg_ld<Checked>(out, hg_add(s, k), hg_f, 280, 11);
+        T hg_t13 = hg_ld<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 280, 11);
+        T x = hg_t12;
+        T y = hg_t13;
+#line 281 "kernels_select_sweep.go"
+        T hg_t14 = y;
+        T hg_t15 = x;
+        hg_ref<Checked>(out, hg_add(s, k), hg_f, 281, 11) = hg_t14;
+        hg_ref<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 281, 11) = hg_t15;
+      }
+    }
+  }
+}
+
 #line 36 "kernels_sort.go"
 template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg_slice<uint32_t> hist, long long begin, long long end, int32_t kind, long long width, bool desc, long long span, hg_array<uint32_t, 2048>* bins, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
@@ -4001,12 +4348,12 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
 #line 40 "kernels_sort.go"
-        hg_ref<Checked>((*bins), i, hg_f, 40, 11) = 0U;
+        hg_ref<Checked>((*bins), i, hg_f, 40, 12) = 0U;
       }
     } else {
       for (long long i = hg_i5; i < hg_b3; i = hg_add(i, hg_st4)) {
 #line 40 "kernels_sort.go"
-        hg_ref<Checked>((*bins), i, hg_f, 40, 11) = 0U;
+        hg_ref<Checked>((*bins), i, hg_f, 40, 12) = 0U;
       }
     }
   }
@@ -4035,30 +4382,30 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
         long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
 #line 51 "kernels_sort.go"
-        uint64_t u = ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 51, 11), kind, width, desc, hg_f);
+        uint64_t u = ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 51, 12), kind, width, desc, hg_f);
         for (long long p = 0LL; p < passes; p = hg_add(p, 1LL)) {
           long long shift = hg_add(begin, hg_mul(8LL, p));
           long long bits = hg_min(8LL, hg_sub(end, shift));
-          long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 11) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 11) - 1ULL)));
+          long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 12) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 12) - 1ULL)));
           if (bd == 1LL) {
-            hg_ref<Checked>((*bins), d, hg_f, 57, 11) += 1U;
+            hg_ref<Checked>((*bins), d, hg_f, 57, 12) += 1U;
           } else {
-            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 11), 1U);
+            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 12), 1U);
           }
         }
       }
     } else {
       for (long long i = hg_i15; i < hg_b13; i = hg_add(i, hg_st14)) {
 #line 51 "kernels_sort.go"
-        uint64_t u = ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 51, 11), kind, width, desc, hg_f);
+        uint64_t u = ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 51, 12), kind, width, desc, hg_f);
         for (long long p = 0LL; p < passes; p = hg_add(p, 1LL)) {
           long long shift = hg_add(begin, hg_mul(8LL, p));
           long long bits = hg_min(8LL, hg_sub(end, shift));
-          long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 11) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 11) - 1ULL)));
+          long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 12) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 12) - 1ULL)));
           if (bd == 1LL) {
-            hg_ref<Checked>((*bins), d, hg_f, 57, 11) += 1U;
+            hg_ref<Checked>((*bins), d, hg_f, 57, 12) += 1U;
           } else {
-            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 11), 1U);
+            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 12), 1U);
           }
         }
       }
@@ -4078,10 +4425,10 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
 #line 65 "kernels_sort.go"
         {
 #line 65 "kernels_sort.go"
-          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 11);
+          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 12);
 #line 65 "kernels_sort.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 11), c);
+            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 12), c);
           }
         }
       }
@@ -4090,21 +4437,15 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
 #line 65 "kernels_sort.go"
         {
 #line 65 "kernels_sort.go"
-          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 11);
+          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 12);
 #line 65 "kernels_sort.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 11), c);
+            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 12), c);
           }
         }
       }
     }
   }
-}
-
-#line 72 "kernels_sort.go"
-template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f) {
-#line 72 "kernels_sort.go"
-  return popc<Checked>((x & (-x)) - 1ULL, hg_f);
 }
 
 #line 85 "kernels_sort.go"
@@ -4116,19 +4457,19 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   long long ws = hg_t1;
   long long lane = hg_t2;
 #line 89 "kernels_sort.go"
-  long long hg_t3 = hg_div<Checked>(tid, ws, hg_f, 89, 11);
-  long long hg_t4 = hg_div<Checked>(256LL, ws, hg_f, 89, 11);
+  long long hg_t3 = hg_div<Checked>(tid, ws, hg_f, 89, 12);
+  long long hg_t4 = hg_div<Checked>(256LL, ws, hg_f, 89, 12);
   long long w = hg_t3;
   long long nw = hg_t4;
 #line 90 "kernels_sort.go"
   long long n = keysIn.n;
-  uint64_t mask = hg_shl<Checked>(1ULL, bits, hg_f, 91, 11) - 1ULL;
+  uint64_t mask = hg_shl<Checked>(1ULL, bits, hg_f, 91, 12) - 1ULL;
   long long half = states.n / 2LL;
-  long long b = hg_ordered_block_id(&hg_ref<Checked>(meta, hg_add(2048LL, p), hg_f, 93, 11));
+  long long b = hg_ordered_block_id(&hg_ref<Checked>(meta, hg_add(2048LL, p), hg_f, 93, 12));
   long long cur = hg_add(hg_mul(p % 2LL, half), hg_mul(b, 256LL));
-  hg_ref<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 95, 11) = 0U;
+  hg_ref<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 95, 12) = 0U;
   for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 97, 11) = 0U;
+    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 97, 12) = 0U;
   }
   hg_sync_threads();
 #line 103 "kernels_sort.go"
@@ -4143,22 +4484,22 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       long long i = hg_add(first, hg_mul(j, ws));
 #line 109 "kernels_sort.go"
       if ((j < items) && (i < n)) {
-        hg_ref<Checked>(ks, j, hg_f, 110, 11) = hg_ld<Checked>(keysIn, i, hg_f, 110, 11);
+        hg_ref<Checked>(ks, j, hg_f, 110, 12) = hg_ld<Checked>(keysIn, i, hg_f, 110, 12);
       }
     }
   }
 #line 113 "kernels_sort.go"
-  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 113, 11) - 1ULL;
+  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 113, 12) - 1ULL;
   for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
     if (j < items) {
       bool valid = hg_add(first, hg_mul(j, ws)) < n;
       long long d = 0LL;
       if (valid) {
-        d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(ks, j, hg_f, 119, 11), kind, width, desc, hg_f), shift, hg_f, 119, 11) & mask);
+        d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(ks, j, hg_f, 119, 12), kind, width, desc, hg_f), shift, hg_f, 119, 12) & mask);
       }
       uint64_t peers = hg_ballot(valid);
       for (long long bit = 0LL; bit < bits; bit = hg_add(bit, 1LL)) {
-        bool on = (hg_shr<Checked>(d, bit, hg_f, 123, 11) & 1LL) == 1LL;
+        bool on = (hg_shr<Checked>(d, bit, hg_f, 123, 12) & 1LL) == 1LL;
         uint64_t m = hg_ballot(on);
         if (on) {
           peers &= m;
@@ -4169,15 +4510,15 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       uint32_t rank = (uint32_t)(popc<Checked>(peers & lt, hg_f));
       uint32_t pre = {};
       if (valid && (rank == 0U)) {
-        pre = hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 134, 11);
-        hg_ref<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 135, 11) = pre + (uint32_t)(popc<Checked>(peers, hg_f));
+        pre = hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 134, 12);
+        hg_ref<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 135, 12) = pre + (uint32_t)(popc<Checked>(peers, hg_f));
       }
       hg_sync_warp();
       pre = hg_shfl(pre, (long long)(ctz<Checked>(peers, hg_f) & hg_sub(ws, 1LL)));
       uint32_t hg_t9 = (uint32_t)(d);
       uint32_t hg_t10 = pre + rank;
-      hg_ref<Checked>(ds, j, hg_f, 139, 11) = hg_t9;
-      hg_ref<Checked>(rk, j, hg_f, 139, 11) = hg_t10;
+      hg_ref<Checked>(ds, j, hg_f, 139, 12) = hg_t9;
+      hg_ref<Checked>(rk, j, hg_f, 139, 12) = hg_t10;
     }
   }
 #line 142 "kernels_sort.go"
@@ -4185,26 +4526,26 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
 #line 147 "kernels_sort.go"
   uint32_t tot = {};
   for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-    uint32_t c = hg_ld<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 149, 11);
-    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 150, 11) = tot;
+    uint32_t c = hg_ld<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 149, 12);
+    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 150, 12) = tot;
     tot += c;
   }
   auto hg_m12 = blockScan<Checked, uint32_t>(tot, warps, hg_f);
   uint32_t st = hg_m12.r0;
 #line 154 "kernels_sort.go"
   hg_sync_threads();
-  auto hg_m13 = blockScan<Checked, uint32_t>(hg_ld<Checked>(meta, hg_add(hg_mul(p, 256LL), tid), hg_f, 155, 11), warps, hg_f);
+  auto hg_m13 = blockScan<Checked, uint32_t>(hg_ld<Checked>(meta, hg_add(hg_mul(p, 256LL), tid), hg_f, 155, 12), warps, hg_f);
   uint32_t gex = hg_m13.r0;
 #line 156 "kernels_sort.go"
   uint32_t excl = {};
   if (b == 0LL) {
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 158, 11), 2147483648U | tot);
+    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 158, 12), 2147483648U | tot);
   } else {
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 160, 11), 1073741824U | tot);
+    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 160, 12), 1073741824U | tot);
     long long j = hg_add(hg_sub(cur, 256LL), tid);
     bool done = false;
     while (!done) {
-      uint32_t s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 164, 11));
+      uint32_t s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 164, 12));
       if ((s & 2147483648U) != 0U) {
         excl += s & 1073741823U;
         done = true;
@@ -4213,19 +4554,19 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
         j = hg_sub(j, 256LL);
       }
     }
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 173, 11), 2147483648U | (excl + tot));
+    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 173, 12), 2147483648U | (excl + tot));
   }
-  hg_ref<Checked>((*start), tid, hg_f, 175, 11) = st;
+  hg_ref<Checked>((*start), tid, hg_f, 175, 12) = st;
 #line 179 "kernels_sort.go"
-  hg_ref<Checked>((*base), tid, hg_f, 179, 11) = (gex + excl) - st;
+  hg_ref<Checked>((*base), tid, hg_f, 179, 12) = (gex + excl) - st;
   hg_sync_threads();
 #line 182 "kernels_sort.go"
   for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
     if ((j < items) && (hg_add(first, hg_mul(j, ws)) < n)) {
-      long long d = (long long)(hg_ld<Checked>(ds, j, hg_f, 184, 11));
-      uint32_t q = (hg_ld<Checked>((*start), d, hg_f, 185, 11) + hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 185, 11)) + hg_ld<Checked>(rk, j, hg_f, 185, 11);
-      hg_ref<Checked>(sk, q, hg_f, 186, 11) = hg_ld<Checked>(ks, j, hg_f, 186, 11);
-      hg_ref<Checked>(rk, j, hg_f, 187, 11) = q;
+      long long d = (long long)(hg_ld<Checked>(ds, j, hg_f, 184, 12));
+      uint32_t q = (hg_ld<Checked>((*start), d, hg_f, 185, 12) + hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 185, 12)) + hg_ld<Checked>(rk, j, hg_f, 185, 12);
+      hg_ref<Checked>(sk, q, hg_f, 186, 12) = hg_ld<Checked>(ks, j, hg_f, 186, 12);
+      hg_ref<Checked>(rk, j, hg_f, 187, 12) = q;
     }
   }
   hg_sync_threads();
@@ -4240,16 +4581,16 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       for (unsigned long long hg_k20 = 0; hg_k20 < hg_n19; hg_k20++) {
         long long i = (long long)((unsigned long long)hg_i18 + hg_k20 * (unsigned long long)hg_st17);
 #line 193 "kernels_sort.go"
-        K k = hg_ld<Checked>(sk, i, hg_f, 193, 11);
-        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 11) & mask);
-        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
+        K k = hg_ld<Checked>(sk, i, hg_f, 193, 12);
+        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 12) & mask);
+        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 12) + (uint32_t)(i), hg_f, 195, 12) = k;
       }
     } else {
       for (long long i = hg_i18; i < hg_b16; i = hg_add(i, hg_st17)) {
 #line 193 "kernels_sort.go"
-        K k = hg_ld<Checked>(sk, i, hg_f, 193, 11);
-        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 11) & mask);
-        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
+        K k = hg_ld<Checked>(sk, i, hg_f, 193, 12);
+        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 12) & mask);
+        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 12) + (uint32_t)(i), hg_f, 195, 12) = k;
       }
     }
   }
@@ -4263,7 +4604,7 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       long long i = hg_add(first, hg_mul(j, ws));
 #line 201 "kernels_sort.go"
       if ((j < items) && (i < n)) {
-        hg_ref<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 202, 11), hg_f, 202, 11) = hg_ld<Checked>(valsIn, i, hg_f, 202, 11);
+        hg_ref<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 202, 12), hg_f, 202, 12) = hg_ld<Checked>(valsIn, i, hg_f, 202, 12);
       }
     }
   }
@@ -4279,14 +4620,14 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       for (unsigned long long hg_k28 = 0; hg_k28 < hg_n27; hg_k28++) {
         long long i = (long long)((unsigned long long)hg_i26 + hg_k28 * (unsigned long long)hg_st25);
 #line 207 "kernels_sort.go"
-        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 11), kind, width, desc, hg_f), shift, hg_f, 207, 11) & mask);
-        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
+        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 12), kind, width, desc, hg_f), shift, hg_f, 207, 12) & mask);
+        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 12) + (uint32_t)(i), hg_f, 208, 12) = hg_ld<Checked>(sv, i, hg_f, 208, 12);
       }
     } else {
       for (long long i = hg_i26; i < hg_b24; i = hg_add(i, hg_st25)) {
 #line 207 "kernels_sort.go"
-        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 11), kind, width, desc, hg_f), shift, hg_f, 207, 11) & mask);
-        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
+        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 12), kind, width, desc, hg_f), shift, hg_f, 207, 12) & mask);
+        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 12) + (uint32_t)(i), hg_f, 208, 12) = hg_ld<Checked>(sv, i, hg_f, 208, 12);
       }
     }
   }
@@ -7503,6 +7844,234 @@ extern "C" __global__ void sort_pairs_f64_f64_checked(const double* keysIn_p, lo
   sortPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
+#line 10 "select_types.go"
+template <bool Checked> HG_DEV void selectSweepI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int32_t> out, hg_slice<int64_t> counts, int32_t pred, int32_t a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<int32_t, 256> hg_shared_lastOf;
+  hg_array<int32_t, 256>* lastOf = &hg_shared_lastOf;
+#line 12 "select_types.go"
+  __shared__ hg_array<int32_t, 256> hg_shared_wc;
+  hg_array<int32_t, 256>* wc = &hg_shared_wc;
+#line 13 "select_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warps;
+  hg_array<int32_t, 32>* warps = &hg_shared_warps;
+#line 14 "select_types.go"
+  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
+  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
+#line 15 "select_types.go"
+  hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  selectSweep<Checked, int32_t>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) select_sweep_i32(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int32_t* out_p, int64_t* counts_p, int32_t pred, int32_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
+  selectSweepI32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) select_sweep_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int32_t* out_p, int64_t* counts_p, int32_t pred, int32_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
+  selectSweepI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, hg_f);
+}
+
+#line 23 "select_types.go"
+template <bool Checked> HG_DEV void selectReverseI32(hg_slice<int32_t> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
+  selectReverse<Checked, int32_t>(out, num, n, hg_f);
+}
+
+extern "C" __global__ void select_reverse_i32(int32_t* out_p, const int64_t* num_p, long long n) {
+  selectReverseI32<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
+}
+extern "C" __global__ void select_reverse_i32_checked(int32_t* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
+  selectReverseI32<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, hg_f);
+}
+
+#line 30 "select_types.go"
+template <bool Checked> HG_DEV void selectSweepU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<uint32_t> out, hg_slice<int64_t> counts, int32_t pred, uint32_t a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_lastOf;
+  hg_array<uint32_t, 256>* lastOf = &hg_shared_lastOf;
+#line 32 "select_types.go"
+  __shared__ hg_array<int32_t, 256> hg_shared_wc;
+  hg_array<int32_t, 256>* wc = &hg_shared_wc;
+#line 33 "select_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warps;
+  hg_array<int32_t, 32>* warps = &hg_shared_warps;
+#line 34 "select_types.go"
+  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
+  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
+#line 35 "select_types.go"
+  hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
+  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  selectSweep<Checked, uint32_t>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) select_sweep_u32(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, uint32_t* out_p, int64_t* counts_p, int32_t pred, uint32_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
+  selectSweepU32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) select_sweep_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, uint32_t* out_p, int64_t* counts_p, int32_t pred, uint32_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
+  selectSweepU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, hg_f);
+}
+
+#line 43 "select_types.go"
+template <bool Checked> HG_DEV void selectReverseU32(hg_slice<uint32_t> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
+  selectReverse<Checked, uint32_t>(out, num, n, hg_f);
+}
+
+extern "C" __global__ void select_reverse_u32(uint32_t* out_p, const int64_t* num_p, long long n) {
+  selectReverseU32<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
+}
+extern "C" __global__ void select_reverse_u32_checked(uint32_t* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
+  selectReverseU32<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, hg_f);
+}
+
+#line 50 "select_types.go"
+template <bool Checked> HG_DEV void selectSweepI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> out, hg_slice<int64_t> counts, int32_t pred, int64_t a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 256> hg_shared_lastOf;
+  hg_array<int64_t, 256>* lastOf = &hg_shared_lastOf;
+#line 52 "select_types.go"
+  __shared__ hg_array<int32_t, 256> hg_shared_wc;
+  hg_array<int32_t, 256>* wc = &hg_shared_wc;
+#line 53 "select_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warps;
+  hg_array<int32_t, 32>* warps = &hg_shared_warps;
+#line 54 "select_types.go"
+  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
+  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
+#line 55 "select_types.go"
+  hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
+  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  selectSweep<Checked, int64_t>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) select_sweep_i64(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* out_p, int64_t* counts_p, int32_t pred, int64_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
+  selectSweepI64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) select_sweep_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* out_p, int64_t* counts_p, int32_t pred, int64_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
+  selectSweepI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, hg_f);
+}
+
+#line 63 "select_types.go"
+template <bool Checked> HG_DEV void selectReverseI64(hg_slice<int64_t> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
+  selectReverse<Checked, int64_t>(out, num, n, hg_f);
+}
+
+extern "C" __global__ void select_reverse_i64(int64_t* out_p, const int64_t* num_p, long long n) {
+  selectReverseI64<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
+}
+extern "C" __global__ void select_reverse_i64_checked(int64_t* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
+  selectReverseI64<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, hg_f);
+}
+
+#line 70 "select_types.go"
+template <bool Checked> HG_DEV void selectSweepU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<uint64_t> out, hg_slice<int64_t> counts, int32_t pred, uint64_t a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint64_t, 256> hg_shared_lastOf;
+  hg_array<uint64_t, 256>* lastOf = &hg_shared_lastOf;
+#line 72 "select_types.go"
+  __shared__ hg_array<int32_t, 256> hg_shared_wc;
+  hg_array<int32_t, 256>* wc = &hg_shared_wc;
+#line 73 "select_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warps;
+  hg_array<int32_t, 32>* warps = &hg_shared_warps;
+#line 74 "select_types.go"
+  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
+  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
+#line 75 "select_types.go"
+  hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
+  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  selectSweep<Checked, uint64_t>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) select_sweep_u64(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, uint64_t* out_p, int64_t* counts_p, int32_t pred, uint64_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
+  selectSweepU64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) select_sweep_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, uint64_t* out_p, int64_t* counts_p, int32_t pred, uint64_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
+  selectSweepU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, hg_f);
+}
+
+#line 83 "select_types.go"
+template <bool Checked> HG_DEV void selectReverseU64(hg_slice<uint64_t> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
+  selectReverse<Checked, uint64_t>(out, num, n, hg_f);
+}
+
+extern "C" __global__ void select_reverse_u64(uint64_t* out_p, const int64_t* num_p, long long n) {
+  selectReverseU64<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
+}
+extern "C" __global__ void select_reverse_u64_checked(uint64_t* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
+  selectReverseU64<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, hg_f);
+}
+
+#line 90 "select_types.go"
+template <bool Checked> HG_DEV void selectSweepF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<float> out, hg_slice<int64_t> counts, int32_t pred, float a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<float, 256> hg_shared_lastOf;
+  hg_array<float, 256>* lastOf = &hg_shared_lastOf;
+#line 92 "select_types.go"
+  __shared__ hg_array<int32_t, 256> hg_shared_wc;
+  hg_array<int32_t, 256>* wc = &hg_shared_wc;
+#line 93 "select_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warps;
+  hg_array<int32_t, 32>* warps = &hg_shared_warps;
+#line 94 "select_types.go"
+  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
+  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
+#line 95 "select_types.go"
+  hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
+  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  selectSweep<Checked, float>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) select_sweep_f32(const float* in_p, long long in_n, const uint8_t* flags_p, float* out_p, int64_t* counts_p, int32_t pred, float a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
+  selectSweepF32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) select_sweep_f32_checked(const float* in_p, long long in_n, const uint8_t* flags_p, float* out_p, int64_t* counts_p, int32_t pred, float a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
+  selectSweepF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, hg_f);
+}
+
+#line 103 "select_types.go"
+template <bool Checked> HG_DEV void selectReverseF32(hg_slice<float> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
+  selectReverse<Checked, float>(out, num, n, hg_f);
+}
+
+extern "C" __global__ void select_reverse_f32(float* out_p, const int64_t* num_p, long long n) {
+  selectReverseF32<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
+}
+extern "C" __global__ void select_reverse_f32_checked(float* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
+  selectReverseF32<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, hg_f);
+}
+
+#line 110 "select_types.go"
+template <bool Checked> HG_DEV void selectSweepF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<double> out, hg_slice<int64_t> counts, int32_t pred, double a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<double, 256> hg_shared_lastOf;
+  hg_array<double, 256>* lastOf = &hg_shared_lastOf;
+#line 112 "select_types.go"
+  __shared__ hg_array<int32_t, 256> hg_shared_wc;
+  hg_array<int32_t, 256>* wc = &hg_shared_wc;
+#line 113 "select_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warps;
+  hg_array<int32_t, 32>* warps = &hg_shared_warps;
+#line 114 "select_types.go"
+  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
+  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
+#line 115 "select_types.go"
+  hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
+  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  selectSweep<Checked, double>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) select_sweep_f64(const double* in_p, long long in_n, const uint8_t* flags_p, double* out_p, int64_t* counts_p, int32_t pred, double a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
+  selectSweepF64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) select_sweep_f64_checked(const double* in_p, long long in_n, const uint8_t* flags_p, double* out_p, int64_t* counts_p, int32_t pred, double a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
+  selectSweepF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, hg_f);
+}
+
+#line 123 "select_types.go"
+template <bool Checked> HG_DEV void selectReverseF64(hg_slice<double> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
+  selectReverse<Checked, double>(out, num, n, hg_f);
+}
+
+extern "C" __global__ void select_reverse_f64(double* out_p, const int64_t* num_p, long long n) {
+  selectReverseF64<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
+}
+extern "C" __global__ void select_reverse_f64_checked(double* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
+  selectReverseF64<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, hg_f);
+}
+
 #line 10 "sort_types.go"
 template <bool Checked> HG_DEV void sortHistI8(hg_slice<const int8_t> keys, hg_slice<uint32_t> hist, long long begin, long long end, bool desc, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 2048> hg_shared_bins;
@@ -7535,7 +8104,7 @@ template <bool Checked> HG_DEV void sweepKeysI8(hg_slice<const int8_t> keysIn, h
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 24 "sort_types.go"
-  onesweep<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 8LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 8LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7577,7 +8146,7 @@ template <bool Checked> HG_DEV void sweepKeysU8(hg_slice<const uint8_t> keysIn, 
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 44 "sort_types.go"
-  onesweep<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 8LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 8LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7619,7 +8188,7 @@ template <bool Checked> HG_DEV void sweepKeysI16(hg_slice<const int16_t> keysIn,
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 64 "sort_types.go"
-  onesweep<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 16LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 16LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7661,7 +8230,7 @@ template <bool Checked> HG_DEV void sweepKeysU16(hg_slice<const uint16_t> keysIn
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 84 "sort_types.go"
-  onesweep<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 16LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 16LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7703,7 +8272,7 @@ template <bool Checked> HG_DEV void sweepKeysI32(hg_slice<const int32_t> keysIn,
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 104 "sort_types.go"
-  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7745,7 +8314,7 @@ template <bool Checked> HG_DEV void sweepKeysU32(hg_slice<const uint32_t> keysIn
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 124 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7787,7 +8356,7 @@ template <bool Checked> HG_DEV void sweepKeysI64(hg_slice<const int64_t> keysIn,
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 144 "sort_types.go"
-  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7829,7 +8398,7 @@ template <bool Checked> HG_DEV void sweepKeysU64(hg_slice<const uint64_t> keysIn
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 164 "sort_types.go"
-  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7871,7 +8440,7 @@ template <bool Checked> HG_DEV void sweepKeysF32(hg_slice<const float> keysIn, h
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 184 "sort_types.go"
-  onesweep<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7913,7 +8482,7 @@ template <bool Checked> HG_DEV void sweepKeysF64(hg_slice<const double> keysIn, 
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 204 "sort_types.go"
-  onesweep<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 3, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 3, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7943,7 +8512,7 @@ template <bool Checked> HG_DEV void sweepPairsI32I32(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 217 "sort_types.go"
-  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 217, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 217, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 217, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 217, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7973,7 +8542,7 @@ template <bool Checked> HG_DEV void sweepPairsI32U32(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 230 "sort_types.go"
-  onesweep<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 230, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 230, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 230, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 230, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8003,7 +8572,7 @@ template <bool Checked> HG_DEV void sweepPairsI32I64(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 243 "sort_types.go"
-  onesweep<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 243, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 243, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 243, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 243, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8033,7 +8602,7 @@ template <bool Checked> HG_DEV void sweepPairsI32U64(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 256 "sort_types.go"
-  onesweep<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 256, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 256, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 256, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 256, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8063,7 +8632,7 @@ template <bool Checked> HG_DEV void sweepPairsI32F32(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 269 "sort_types.go"
-  onesweep<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 269, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 269, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 269, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 269, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8093,7 +8662,7 @@ template <bool Checked> HG_DEV void sweepPairsI32F64(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 282 "sort_types.go"
-  onesweep<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 282, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 282, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 282, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 282, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8123,7 +8692,7 @@ template <bool Checked> HG_DEV void sweepPairsU32I32(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 295 "sort_types.go"
-  onesweep<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 295, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 295, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 295, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 295, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8153,7 +8722,7 @@ template <bool Checked> HG_DEV void sweepPairsU32U32(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 308 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 308, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 308, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 308, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 308, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8183,7 +8752,7 @@ template <bool Checked> HG_DEV void sweepPairsU32I64(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 321 "sort_types.go"
-  onesweep<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 321, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 321, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 321, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 321, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8213,7 +8782,7 @@ template <bool Checked> HG_DEV void sweepPairsU32U64(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 334 "sort_types.go"
-  onesweep<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 334, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 334, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 334, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 334, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8243,7 +8812,7 @@ template <bool Checked> HG_DEV void sweepPairsU32F32(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 347 "sort_types.go"
-  onesweep<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 347, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 347, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 347, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 347, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8273,7 +8842,7 @@ template <bool Checked> HG_DEV void sweepPairsU32F64(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 360 "sort_types.go"
-  onesweep<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 360, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 360, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 360, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 360, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8303,7 +8872,7 @@ template <bool Checked> HG_DEV void sweepPairsI64I32(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 373 "sort_types.go"
-  onesweep<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 373, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 373, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 373, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 373, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8333,7 +8902,7 @@ template <bool Checked> HG_DEV void sweepPairsI64U32(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 386 "sort_types.go"
-  onesweep<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 386, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 386, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 386, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 386, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8363,7 +8932,7 @@ template <bool Checked> HG_DEV void sweepPairsI64I64(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 399 "sort_types.go"
-  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 399, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 399, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 399, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 399, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8393,7 +8962,7 @@ template <bool Checked> HG_DEV void sweepPairsI64U64(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 412 "sort_types.go"
-  onesweep<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 412, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 412, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 412, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 412, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8423,7 +8992,7 @@ template <bool Checked> HG_DEV void sweepPairsI64F32(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 425 "sort_types.go"
-  onesweep<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 425, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 425, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 425, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 425, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8453,7 +9022,7 @@ template <bool Checked> HG_DEV void sweepPairsI64F64(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 438 "sort_types.go"
-  onesweep<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 438, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 438, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 438, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 438, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8483,7 +9052,7 @@ template <bool Checked> HG_DEV void sweepPairsU64I32(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 451 "sort_types.go"
-  onesweep<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 451, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 451, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 451, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 451, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8513,7 +9082,7 @@ template <bool Checked> HG_DEV void sweepPairsU64U32(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 464 "sort_types.go"
-  onesweep<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 464, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 464, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 464, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 464, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8543,7 +9112,7 @@ template <bool Checked> HG_DEV void sweepPairsU64I64(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 477 "sort_types.go"
-  onesweep<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 477, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 477, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 477, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 477, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8573,7 +9142,7 @@ template <bool Checked> HG_DEV void sweepPairsU64U64(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 490 "sort_types.go"
-  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 490, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 490, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 490, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 490, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8603,7 +9172,7 @@ template <bool Checked> HG_DEV void sweepPairsU64F32(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 503 "sort_types.go"
-  onesweep<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 503, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 503, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 503, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 503, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8633,7 +9202,7 @@ template <bool Checked> HG_DEV void sweepPairsU64F64(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 516 "sort_types.go"
-  onesweep<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 516, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 516, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 516, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 516, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8663,7 +9232,7 @@ template <bool Checked> HG_DEV void sweepPairsF32I32(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 529 "sort_types.go"
-  onesweep<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 529, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 529, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 529, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 529, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8693,7 +9262,7 @@ template <bool Checked> HG_DEV void sweepPairsF32U32(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 542 "sort_types.go"
-  onesweep<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 542, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 542, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 542, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 542, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8723,7 +9292,7 @@ template <bool Checked> HG_DEV void sweepPairsF32I64(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 555 "sort_types.go"
-  onesweep<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 555, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 555, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 555, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 555, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8753,7 +9322,7 @@ template <bool Checked> HG_DEV void sweepPairsF32U64(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 568 "sort_types.go"
-  onesweep<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 568, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 568, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 568, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 568, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8783,7 +9352,7 @@ template <bool Checked> HG_DEV void sweepPairsF32F32(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 581 "sort_types.go"
-  onesweep<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 581, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 581, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 581, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 581, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8813,7 +9382,7 @@ template <bool Checked> HG_DEV void sweepPairsF32F64(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 594 "sort_types.go"
-  onesweep<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 594, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 594, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 594, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 594, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8843,7 +9412,7 @@ template <bool Checked> HG_DEV void sweepPairsF64I32(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 607 "sort_types.go"
-  onesweep<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 607, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 607, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 607, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 607, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8873,7 +9442,7 @@ template <bool Checked> HG_DEV void sweepPairsF64U32(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 620 "sort_types.go"
-  onesweep<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 620, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 620, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 620, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 620, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8903,7 +9472,7 @@ template <bool Checked> HG_DEV void sweepPairsF64I64(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 633 "sort_types.go"
-  onesweep<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 633, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 633, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 633, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 633, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8933,7 +9502,7 @@ template <bool Checked> HG_DEV void sweepPairsF64U64(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 646 "sort_types.go"
-  onesweep<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 646, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 646, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 646, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 646, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8963,7 +9532,7 @@ template <bool Checked> HG_DEV void sweepPairsF64F32(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 659 "sort_types.go"
-  onesweep<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 659, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 659, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 659, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 659, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8993,7 +9562,7 @@ template <bool Checked> HG_DEV void sweepPairsF64F64(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 672 "sort_types.go"
-  onesweep<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 672, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 672, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 672, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 672, 30), wcnt, base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
