@@ -745,6 +745,7 @@ extern __shared__ __attribute__((aligned(16))) unsigned char hg_dyn_shared[];
 
 // ---- device functions ----
 
+template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV T combine(T a, T b, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV T blockReduce(T v, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void reduceOut(T acc, hg_slice<T> out, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f);
@@ -764,7 +765,6 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argSpan(hg_slice<c
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulate4(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void argReduceTo(hg_slice<const T> in, hg_slice<const int64_t> inI, hg_slice<T> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_slice<T> sums, long long tile, long long tpb, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, bool useOffs, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV T unaryOf(T x, int32_t op, T a, hg_fault* hg_f);
@@ -802,9 +802,61 @@ template <bool Checked, class K> HG_DEV long long mergePath(hg_slice<const K> a,
 template <bool Checked, class K> HG_DEV void mergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
 template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, int32_t kind, long long width, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f);
 template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_slice<const uint32_t> idx, hg_slice<V> out, long long count, long long span, hg_fault* hg_f);
+template <bool Checked> HG_DEV uint64_t sweepFlip(long long width, bool desc, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV uint32_t ordered32(K k, int32_t kind, long long width, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV uint32_t sweepDigit(K k, int32_t kind, long long width, uint64_t flip, long long shift, uint32_t mask, hg_fault* hg_f);
 template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg_slice<uint32_t> hist, long long begin, long long end, int32_t kind, long long width, bool desc, long long span, hg_array<uint32_t, 2048>* bins, hg_fault* hg_f);
-template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f);
-template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_array<uint32_t, 2048>* wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f);
+template <bool Checked> HG_DEV uint32_t popc32(uint32_t x, hg_fault* hg_f);
+template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long block, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_slice<uint32_t> wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f);
+
+#line 144 "kernels.go"
+template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f) {
+  long long hg_t1 = hg_warp_size();
+  long long hg_t2 = hg_lane();
+  long long ws = hg_t1;
+  long long lane = hg_t2;
+#line 146 "kernels.go"
+  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 146, 3);
+  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 146, 3);
+  long long w = hg_t3;
+  long long nw = hg_t4;
+#line 147 "kernels.go"
+  T x = v;
+  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 148, 3)) {
+    T y = hg_shfl_up(x, (long long)(d));
+    if (lane >= d) {
+      x = hg_add(x, y);
+    }
+  }
+  T e = hg_shfl_up(x, (long long)(1LL));
+  if (lane == 0LL) {
+    e = (T)0LL;
+  }
+  if (lane == hg_sub(ws, 1LL)) {
+    hg_ref<Checked>((*warps), w, hg_f, 159, 3) = x;
+  }
+  hg_sync_threads();
+  if (w == 0LL) {
+    T s = {};
+    if (lane < nw) {
+      s = hg_ld<Checked>((*warps), lane, hg_f, 165, 3);
+    }
+    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 167, 3)) {
+      T y = hg_shfl_up(s, (long long)(d));
+      if (lane >= d) {
+        s = hg_add(s, y);
+      }
+    }
+    if (lane < nw) {
+      hg_ref<Checked>((*warps), lane, hg_f, 174, 3) = s;
+    }
+  }
+  hg_sync_threads();
+  if (w > 0LL) {
+    e = hg_add(e, hg_ld<Checked>((*warps), hg_sub(w, 1LL), hg_f, 179, 3));
+  }
+  return hg_tuple2<T, T>{e, hg_ld<Checked>((*warps), hg_sub(nw, 1LL), hg_f, 181, 3)};
+}
 
 #line 59 "kernels.go"
 template <bool Checked, class T> HG_DEV T combine(T a, T b, int32_t op, hg_fault* hg_f) {
@@ -1326,55 +1378,6 @@ template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_sl
   if ((long long)hg_tid_x() == 0LL) {
     hg_ref<Checked>(sums, (long long)hg_bid_x(), hg_f, 138, 3) = acc;
   }
-}
-
-#line 144 "kernels.go"
-template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f) {
-  long long hg_t1 = hg_warp_size();
-  long long hg_t2 = hg_lane();
-  long long ws = hg_t1;
-  long long lane = hg_t2;
-#line 146 "kernels.go"
-  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 146, 3);
-  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 146, 3);
-  long long w = hg_t3;
-  long long nw = hg_t4;
-#line 147 "kernels.go"
-  T x = v;
-  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 148, 3)) {
-    T y = hg_shfl_up(x, (long long)(d));
-    if (lane >= d) {
-      x = hg_add(x, y);
-    }
-  }
-  T e = hg_shfl_up(x, (long long)(1LL));
-  if (lane == 0LL) {
-    e = (T)0LL;
-  }
-  if (lane == hg_sub(ws, 1LL)) {
-    hg_ref<Checked>((*warps), w, hg_f, 159, 3) = x;
-  }
-  hg_sync_threads();
-  if (w == 0LL) {
-    T s = {};
-    if (lane < nw) {
-      s = hg_ld<Checked>((*warps), lane, hg_f, 165, 3);
-    }
-    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 167, 3)) {
-      T y = hg_shfl_up(s, (long long)(d));
-      if (lane >= d) {
-        s = hg_add(s, y);
-      }
-    }
-    if (lane < nw) {
-      hg_ref<Checked>((*warps), lane, hg_f, 174, 3) = s;
-    }
-  }
-  hg_sync_threads();
-  if (w > 0LL) {
-    e = hg_add(e, hg_ld<Checked>((*warps), hg_sub(w, 1LL), hg_f, 179, 3));
-  }
-  return hg_tuple2<T, T>{e, hg_ld<Checked>((*warps), hg_sub(nw, 1LL), hg_f, 181, 3)};
 }
 
 #line 188 "kernels.go"
@@ -3466,14 +3469,53 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
   }
 }
 
-#line 36 "kernels_sort.go"
+#line 45 "kernels_sort.go"
+template <bool Checked> HG_DEV uint64_t sweepFlip(long long width, bool desc, hg_fault* hg_f) {
+  if (!desc) {
+    return 0ULL;
+  }
+  return hg_shr<Checked>(18446744073709551615ULL, hg_sub(64LL, width), hg_f, 49, 11);
+}
+
+#line 54 "kernels_sort.go"
+template <bool Checked, class K> HG_DEV uint32_t ordered32(K k, int32_t kind, long long width, hg_fault* hg_f) {
+  {
+    int32_t hg_tag2 = kind;
+#line 56 "kernels_sort.go"
+    if (hg_tag2 == 2) {
+      uint32_t b = hg_f32_bits((float)(k));
+      if (b == 2147483648U) {
+        b = 0U;
+      }
+      if ((b & 2147483648U) != 0U) {
+        return ~b;
+      }
+      return b | 2147483648U;
+    } else if (hg_tag2 == 1) {
+      return ((uint32_t)((int32_t)(k)) ^ hg_shl<Checked>(1U, hg_sub(width, 1LL), hg_f, 66, 11)) & hg_shr<Checked>(4294967295U, hg_sub(32LL, width), hg_f, 66, 11);
+    }
+  }
+#line 68 "kernels_sort.go"
+  return (uint32_t)(k) & hg_shr<Checked>(4294967295U, hg_sub(32LL, width), hg_f, 68, 11);
+}
+
+#line 73 "kernels_sort.go"
+template <bool Checked, class K> HG_DEV uint32_t sweepDigit(K k, int32_t kind, long long width, uint64_t flip, long long shift, uint32_t mask, hg_fault* hg_f) {
+  if (width <= 32LL) {
+    return hg_shr<Checked>(ordered32<Checked, K>(k, kind, width, hg_f) ^ (uint32_t)(flip), shift & 31LL, hg_f, 75, 11) & mask;
+  }
+  return (uint32_t)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, false, hg_f) ^ flip, shift & 63LL, hg_f, 77, 11)) & mask;
+}
+
+#line 92 "kernels_sort.go"
 template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg_slice<uint32_t> hist, long long begin, long long end, int32_t kind, long long width, bool desc, long long span, hg_array<uint32_t, 2048>* bins, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 38 "kernels_sort.go"
+#line 94 "kernels_sort.go"
   long long passes = hg_add(hg_sub(end, begin), 7LL) / 8LL;
+  uint64_t flip = sweepFlip<Checked>(width, desc, hg_f);
   {
     long long hg_i5 = tid;
     long long hg_b3 = hg_mul(passes, 256LL);
@@ -3483,17 +3525,17 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       #pragma unroll 4
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
-#line 40 "kernels_sort.go"
-        hg_ref<Checked>((*bins), i, hg_f, 40, 11) = 0U;
+#line 97 "kernels_sort.go"
+        hg_ref<Checked>((*bins), i, hg_f, 97, 11) = 0U;
       }
     } else {
       for (long long i = hg_i5; i < hg_b3; i = hg_add(i, hg_st4)) {
-#line 40 "kernels_sort.go"
-        hg_ref<Checked>((*bins), i, hg_f, 40, 11) = 0U;
+#line 97 "kernels_sort.go"
+        hg_ref<Checked>((*bins), i, hg_f, 97, 11) = 0U;
       }
     }
   }
-#line 42 "kernels_sort.go"
+#line 99 "kernels_sort.go"
   hg_sync_threads();
   long long n = keys.n;
   long long hg_t10 = hg_global_x();
@@ -3502,7 +3544,7 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
   long long lo = hg_t10;
   long long hi = hg_t11;
   long long step = hg_t12;
-#line 45 "kernels_sort.go"
+#line 102 "kernels_sort.go"
   if (span > 0LL) {
     lo = hg_min(hg_mul(hg_global_x(), span), n);
     hi = hg_min(hg_add(lo, span), n);
@@ -3517,37 +3559,41 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       #pragma unroll 4
       for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
         long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
-#line 51 "kernels_sort.go"
-        uint64_t u = ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 51, 11), kind, width, desc, hg_f);
-        for (long long p = 0LL; p < passes; p = hg_add(p, 1LL)) {
-          long long shift = hg_add(begin, hg_mul(8LL, p));
-          long long bits = hg_min(8LL, hg_sub(end, shift));
-          long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 11) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 11) - 1ULL)));
-          if (bd == 1LL) {
-            hg_ref<Checked>((*bins), d, hg_f, 57, 11) += 1U;
-          } else {
-            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 11), 1U);
+#line 108 "kernels_sort.go"
+        K k = hg_ld<Checked>(keys, i, hg_f, 108, 11);
+#line 110 "kernels_sort.go"
+        for (long long p = 0LL; p < (width / 8LL); p = hg_add(p, 1LL)) {
+          if (p < passes) {
+            long long shift = hg_add(begin, hg_mul(8LL, p));
+            long long d = hg_add(hg_mul(p, 256LL), (long long)(sweepDigit<Checked, K>(k, kind, width, flip, shift, hg_shl<Checked>(1U, hg_min(8LL, hg_sub(end, shift)), hg_f, 113, 11) - 1U, hg_f)));
+            if (bd == 1LL) {
+              hg_ref<Checked>((*bins), d, hg_f, 115, 11) += 1U;
+            } else {
+              hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 117, 11), 1U);
+            }
           }
         }
       }
     } else {
       for (long long i = hg_i15; i < hg_b13; i = hg_add(i, hg_st14)) {
-#line 51 "kernels_sort.go"
-        uint64_t u = ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 51, 11), kind, width, desc, hg_f);
-        for (long long p = 0LL; p < passes; p = hg_add(p, 1LL)) {
-          long long shift = hg_add(begin, hg_mul(8LL, p));
-          long long bits = hg_min(8LL, hg_sub(end, shift));
-          long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 11) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 11) - 1ULL)));
-          if (bd == 1LL) {
-            hg_ref<Checked>((*bins), d, hg_f, 57, 11) += 1U;
-          } else {
-            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 11), 1U);
+#line 108 "kernels_sort.go"
+        K k = hg_ld<Checked>(keys, i, hg_f, 108, 11);
+#line 110 "kernels_sort.go"
+        for (long long p = 0LL; p < (width / 8LL); p = hg_add(p, 1LL)) {
+          if (p < passes) {
+            long long shift = hg_add(begin, hg_mul(8LL, p));
+            long long d = hg_add(hg_mul(p, 256LL), (long long)(sweepDigit<Checked, K>(k, kind, width, flip, shift, hg_shl<Checked>(1U, hg_min(8LL, hg_sub(end, shift)), hg_f, 113, 11) - 1U, hg_f)));
+            if (bd == 1LL) {
+              hg_ref<Checked>((*bins), d, hg_f, 115, 11) += 1U;
+            } else {
+              hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 117, 11), 1U);
+            }
           }
         }
       }
     }
   }
-#line 63 "kernels_sort.go"
+#line 122 "kernels_sort.go"
   hg_sync_threads();
   {
     long long hg_i24 = tid;
@@ -3558,25 +3604,25 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       #pragma unroll 4
       for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
         long long i = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
-#line 65 "kernels_sort.go"
+#line 124 "kernels_sort.go"
         {
-#line 65 "kernels_sort.go"
-          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 11);
-#line 65 "kernels_sort.go"
+#line 124 "kernels_sort.go"
+          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 124, 11);
+#line 124 "kernels_sort.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 11), c);
+            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 125, 11), c);
           }
         }
       }
     } else {
       for (long long i = hg_i24; i < hg_b22; i = hg_add(i, hg_st23)) {
-#line 65 "kernels_sort.go"
+#line 124 "kernels_sort.go"
         {
-#line 65 "kernels_sort.go"
-          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 11);
-#line 65 "kernels_sort.go"
+#line 124 "kernels_sort.go"
+          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 124, 11);
+#line 124 "kernels_sort.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 11), c);
+            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 125, 11), c);
           }
         }
       }
@@ -3584,192 +3630,221 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
   }
 }
 
-#line 72 "kernels_sort.go"
-template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f) {
-#line 72 "kernels_sort.go"
-  return popc<Checked>((x & (-x)) - 1ULL, hg_f);
+#line 81 "kernels_sort.go"
+template <bool Checked> HG_DEV uint32_t popc32(uint32_t x, hg_fault* hg_f) {
+  x -= (x >> 1LL) & 1431655765U;
+  x = (x & 858993459U) + ((x >> 2LL) & 858993459U);
+  x = (x + (x >> 4LL)) & 252645135U;
+  return (x * 16843009U) >> 24LL;
 }
 
-#line 85 "kernels_sort.go"
-template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_array<uint32_t, 2048>* wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f) {
-#line 87 "kernels_sort.go"
+#line 161 "kernels_sort.go"
+template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long block, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_slice<uint32_t> wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f) {
+#line 163 "kernels_sort.go"
   long long tid = (long long)hg_tid_x();
   long long hg_t1 = hg_warp_size();
   long long hg_t2 = hg_lane();
   long long ws = hg_t1;
   long long lane = hg_t2;
-#line 89 "kernels_sort.go"
-  long long hg_t3 = hg_div<Checked>(tid, ws, hg_f, 89, 11);
-  long long hg_t4 = hg_div<Checked>(256LL, ws, hg_f, 89, 11);
+#line 165 "kernels_sort.go"
+  long long hg_t3 = hg_div<Checked>(tid, ws, hg_f, 165, 11);
+  long long hg_t4 = hg_div<Checked>(block, ws, hg_f, 165, 11);
   long long w = hg_t3;
   long long nw = hg_t4;
-#line 90 "kernels_sort.go"
+#line 166 "kernels_sort.go"
   long long n = keysIn.n;
-  uint64_t mask = hg_shl<Checked>(1ULL, bits, hg_f, 91, 11) - 1ULL;
+  uint32_t mask = hg_shl<Checked>(1U, bits, hg_f, 167, 11) - 1U;
+  uint64_t flip = sweepFlip<Checked>(width, desc, hg_f);
   long long half = states.n / 2LL;
-  long long b = hg_ordered_block_id(&hg_ref<Checked>(meta, hg_add(2048LL, p), hg_f, 93, 11));
+  long long b = hg_ordered_block_id(&hg_ref<Checked>(meta, hg_add(2048LL, p), hg_f, 170, 11));
   long long cur = hg_add(hg_mul(p % 2LL, half), hg_mul(b, 256LL));
-  hg_ref<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 95, 11) = 0U;
-  for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 97, 11) = 0U;
+  if (tid < 256LL) {
+    hg_ref<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 173, 11) = 0U;
   }
-  hg_sync_threads();
-#line 103 "kernels_sort.go"
-  long long lo = hg_mul(hg_mul(b, 256LL), items);
-  long long first = hg_add(hg_add(lo, hg_mul(hg_mul(w, ws), items)), lane);
-  hg_array<K, 16> ks = {};
-  hg_array<uint32_t, 16> ds = {};
-  hg_array<uint32_t, 16> rk = {};
-  for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
-    {
-#line 109 "kernels_sort.go"
-      long long i = hg_add(first, hg_mul(j, ws));
-#line 109 "kernels_sort.go"
-      if ((j < items) && (i < n)) {
-        hg_ref<Checked>(ks, j, hg_f, 110, 11) = hg_ld<Checked>(keysIn, i, hg_f, 110, 11);
-      }
-    }
-  }
-#line 113 "kernels_sort.go"
-  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 113, 11) - 1ULL;
-  for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
-    if (j < items) {
-      bool valid = hg_add(first, hg_mul(j, ws)) < n;
-      long long d = 0LL;
-      if (valid) {
-        d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(ks, j, hg_f, 119, 11), kind, width, desc, hg_f), shift, hg_f, 119, 11) & mask);
-      }
-      uint64_t peers = hg_ballot(valid);
-      for (long long bit = 0LL; bit < bits; bit = hg_add(bit, 1LL)) {
-        bool on = (hg_shr<Checked>(d, bit, hg_f, 123, 11) & 1LL) == 1LL;
-        uint64_t m = hg_ballot(on);
-        if (on) {
-          peers &= m;
-        } else {
-          peers = peers & ~m;
-        }
-      }
-      uint32_t rank = (uint32_t)(popc<Checked>(peers & lt, hg_f));
-      uint32_t pre = {};
-      if (valid && (rank == 0U)) {
-        pre = hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 134, 11);
-        hg_ref<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 135, 11) = pre + (uint32_t)(popc<Checked>(peers, hg_f));
-      }
-      hg_sync_warp();
-      pre = hg_shfl(pre, (long long)(ctz<Checked>(peers, hg_f) & hg_sub(ws, 1LL)));
-      uint32_t hg_t9 = (uint32_t)(d);
-      uint32_t hg_t10 = pre + rank;
-      hg_ref<Checked>(ds, j, hg_f, 139, 11) = hg_t9;
-      hg_ref<Checked>(rk, j, hg_f, 139, 11) = hg_t10;
-    }
-  }
-#line 142 "kernels_sort.go"
-  hg_sync_threads();
-#line 147 "kernels_sort.go"
-  uint32_t tot = {};
-  for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-    uint32_t c = hg_ld<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 149, 11);
-    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 150, 11) = tot;
-    tot += c;
-  }
-  auto hg_m12 = blockScan<Checked, uint32_t>(tot, warps, hg_f);
-  uint32_t st = hg_m12.r0;
-#line 154 "kernels_sort.go"
-  hg_sync_threads();
-  auto hg_m13 = blockScan<Checked, uint32_t>(hg_ld<Checked>(meta, hg_add(hg_mul(p, 256LL), tid), hg_f, 155, 11), warps, hg_f);
-  uint32_t gex = hg_m13.r0;
-#line 156 "kernels_sort.go"
-  uint32_t excl = {};
-  if (b == 0LL) {
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 158, 11), 2147483648U | tot);
-  } else {
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 160, 11), 1073741824U | tot);
-    long long j = hg_add(hg_sub(cur, 256LL), tid);
-    bool done = false;
-    while (!done) {
-      uint32_t s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 164, 11));
-      if ((s & 2147483648U) != 0U) {
-        excl += s & 1073741823U;
-        done = true;
-      } else if ((s & 1073741824U) != 0U) {
-        excl += s & 1073741823U;
-        j = hg_sub(j, 256LL);
-      }
-    }
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 173, 11), 2147483648U | (excl + tot));
-  }
-  hg_ref<Checked>((*start), tid, hg_f, 175, 11) = st;
-#line 179 "kernels_sort.go"
-  hg_ref<Checked>((*base), tid, hg_f, 179, 11) = (gex + excl) - st;
-  hg_sync_threads();
-#line 182 "kernels_sort.go"
-  for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
-    if ((j < items) && (hg_add(first, hg_mul(j, ws)) < n)) {
-      long long d = (long long)(hg_ld<Checked>(ds, j, hg_f, 184, 11));
-      uint32_t q = (hg_ld<Checked>((*start), d, hg_f, 185, 11) + hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 185, 11)) + hg_ld<Checked>(rk, j, hg_f, 185, 11);
-      hg_ref<Checked>(sk, q, hg_f, 186, 11) = hg_ld<Checked>(ks, j, hg_f, 186, 11);
-      hg_ref<Checked>(rk, j, hg_f, 187, 11) = q;
-    }
-  }
-  hg_sync_threads();
-  long long m = hg_min(hg_mul(256LL, items), hg_sub(n, lo));
   {
-    long long hg_i18 = tid;
-    long long hg_b16 = m;
-    long long hg_st17 = 256LL;
-    if (hg_st17 > 0LL && hg_b16 <= 0x7fffffffffffffffLL - hg_st17 + 1LL) {
-      unsigned long long hg_n19 = hg_i18 < hg_b16 ? ((unsigned long long)hg_b16 - (unsigned long long)hg_i18 - 1ULL) / (unsigned long long)hg_st17 + 1ULL : 0ULL;
+    long long hg_i7 = tid;
+    long long hg_b5 = hg_mul(nw, 256LL);
+    long long hg_st6 = block;
+    if (hg_st6 > 0LL && hg_b5 <= 0x7fffffffffffffffLL - hg_st6 + 1LL) {
+      unsigned long long hg_n8 = hg_i7 < hg_b5 ? ((unsigned long long)hg_b5 - (unsigned long long)hg_i7 - 1ULL) / (unsigned long long)hg_st6 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k20 = 0; hg_k20 < hg_n19; hg_k20++) {
-        long long i = (long long)((unsigned long long)hg_i18 + hg_k20 * (unsigned long long)hg_st17);
-#line 193 "kernels_sort.go"
-        K k = hg_ld<Checked>(sk, i, hg_f, 193, 11);
-        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 11) & mask);
-        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
+      for (unsigned long long hg_k9 = 0; hg_k9 < hg_n8; hg_k9++) {
+        long long x = (long long)((unsigned long long)hg_i7 + hg_k9 * (unsigned long long)hg_st6);
+#line 176 "kernels_sort.go"
+        hg_ref<Checked>(wcnt, x, hg_f, 176, 11) = 0U;
       }
     } else {
-      for (long long i = hg_i18; i < hg_b16; i = hg_add(i, hg_st17)) {
-#line 193 "kernels_sort.go"
-        K k = hg_ld<Checked>(sk, i, hg_f, 193, 11);
-        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 11) & mask);
-        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 11) + (uint32_t)(i), hg_f, 195, 11) = k;
+      for (long long x = hg_i7; x < hg_b5; x = hg_add(x, hg_st6)) {
+#line 176 "kernels_sort.go"
+        hg_ref<Checked>(wcnt, x, hg_f, 176, 11) = 0U;
       }
     }
   }
+#line 178 "kernels_sort.go"
+  hg_sync_threads();
+#line 182 "kernels_sort.go"
+  long long lo = hg_mul(hg_mul(b, block), items);
+  long long first = hg_add(hg_add(lo, hg_mul(hg_mul(w, ws), items)), lane);
+  hg_array<K, 24> ks = {};
+  hg_array<uint32_t, 24> ds = {};
+  hg_array<uint32_t, 24> rk = {};
+#line 188 "kernels_sort.go"
+  #pragma unroll
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+#line 189 "kernels_sort.go"
+    {
+#line 189 "kernels_sort.go"
+      long long i = hg_add(first, hg_mul(j, ws));
+#line 189 "kernels_sort.go"
+      if (i < n) {
+        hg_ref<Checked>(ks, j, hg_f, 190, 11) = hg_ld<Checked>(keysIn, i, hg_f, 190, 11);
+      }
+    }
+  }
+  long long hg_t13 = hg_min(lane, 32LL);
+  long long hg_t14 = hg_max(hg_sub(lane, 32LL), 0LL);
+  long long sl = hg_t13;
+  long long sh = hg_t14;
+#line 195 "kernels_sort.go"
+  hg_slice<uint32_t> row = hg_sub<Checked>(wcnt, hg_mul(w, 256LL), hg_add(hg_mul(w, 256LL), 256LL), hg_f, 195, 11);
 #line 197 "kernels_sort.go"
+  #pragma unroll
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+#line 198 "kernels_sort.go"
+    bool valid = hg_add(first, hg_mul(j, ws)) < n;
+    uint32_t d = sweepDigit<Checked, K>(hg_ld<Checked>(ks, j, hg_f, 199, 11), kind, width, flip, shift, mask, hg_f);
+#line 203 "kernels_sort.go"
+    uint64_t v = hg_ballot(valid);
+    uint32_t hg_t16 = (uint32_t)(v);
+    uint32_t hg_t17 = (uint32_t)(v >> 32LL);
+    uint32_t lo32 = hg_t16;
+    uint32_t hi32 = hg_t17;
+#line 206 "kernels_sort.go"
+    #pragma unroll
+    for (long long bit = 0LL; bit < 8LL; bit = hg_add(bit, 1LL)) {
+#line 207 "kernels_sort.go"
+      uint32_t on = hg_shr<Checked>(d, bit, hg_f, 207, 11) & 1U;
+      uint64_t m = hg_ballot(on == 1U);
+      lo32 &= (uint32_t)(m) ^ (on - 1U);
+      hi32 &= (uint32_t)(m >> 32LL) ^ (on - 1U);
+    }
+#line 214 "kernels_sort.go"
+    uint32_t all = popc32<Checked>(lo32, hg_f) + popc32<Checked>(hi32, hg_f);
+    uint32_t below = (all - popc32<Checked>(hg_shr<Checked>(lo32, sl, hg_f, 215, 11), hg_f)) - popc32<Checked>(hg_shr<Checked>(hi32, sh, hg_f, 215, 11), hg_f);
+    uint32_t pre = {};
+    if (valid) {
+      pre = hg_ld<Checked>(row, d, hg_f, 218, 11);
+    }
+    hg_sync_warp();
+    if (valid && (below == 0U)) {
+      hg_ref<Checked>(row, d, hg_f, 222, 11) = pre + all;
+    }
+    hg_sync_warp();
+    uint32_t hg_t19 = d;
+    uint32_t hg_t20 = pre + below;
+    hg_ref<Checked>(ds, j, hg_f, 225, 11) = hg_t19;
+    hg_ref<Checked>(rk, j, hg_f, 225, 11) = hg_t20;
+  }
+#line 227 "kernels_sort.go"
+  hg_sync_threads();
+#line 233 "kernels_sort.go"
+  uint32_t tot = {};
+  if (tid < 256LL) {
+    for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
+      uint32_t c = hg_ld<Checked>(wcnt, hg_add(hg_mul(x, 256LL), tid), hg_f, 236, 11);
+      hg_ref<Checked>(wcnt, hg_add(hg_mul(x, 256LL), tid), hg_f, 237, 11) = tot;
+      tot += c;
+    }
+    if (b != 0LL) {
+      hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 241, 11), 1073741824U | tot);
+    }
+  }
+  auto hg_m22 = blockScan<Checked, uint32_t>(tot, warps, hg_f);
+  uint32_t st = hg_m22.r0;
+#line 245 "kernels_sort.go"
+  if (tid < 256LL) {
+    uint32_t excl = {};
+    if (b == 0LL) {
+      excl = hg_ld<Checked>(meta, hg_add(hg_mul(p, 256LL), tid), hg_f, 248, 11);
+    } else {
+      long long j = hg_add(hg_sub(cur, 256LL), tid);
+      for (;;) {
+        uint32_t s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 252, 11));
+        if ((s & 2147483648U) != 0U) {
+          excl += s & 1073741823U;
+          break;
+        }
+        if ((s & 1073741824U) != 0U) {
+          excl += s & 1073741823U;
+          j = hg_sub(j, 256LL);
+        }
+      }
+    }
+    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 263, 11), 2147483648U | (excl + tot));
+    hg_ref<Checked>((*start), tid, hg_f, 264, 11) = st;
+#line 268 "kernels_sort.go"
+    hg_ref<Checked>((*base), tid, hg_f, 268, 11) = excl - st;
+  }
+  hg_sync_threads();
+#line 273 "kernels_sort.go"
+  #pragma unroll
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+#line 274 "kernels_sort.go"
+    if (hg_add(first, hg_mul(j, ws)) < n) {
+      uint32_t d = hg_ld<Checked>(ds, j, hg_f, 275, 11);
+      uint32_t q = (hg_ld<Checked>((*start), d, hg_f, 276, 11) + hg_ld<Checked>(row, d, hg_f, 276, 11)) + hg_ld<Checked>(rk, j, hg_f, 276, 11);
+      hg_ref<Checked>(sk, q, hg_f, 277, 11) = hg_ld<Checked>(ks, j, hg_f, 277, 11);
+      hg_ref<Checked>(rk, j, hg_f, 278, 11) = q;
+    }
+  }
+  hg_sync_threads();
+#line 284 "kernels_sort.go"
+  long long m = hg_min(hg_mul(block, items), hg_sub(n, lo));
+  hg_array<uint32_t, 24> to = {};
+#line 287 "kernels_sort.go"
+  #pragma unroll
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+#line 288 "kernels_sort.go"
+    {
+#line 288 "kernels_sort.go"
+      long long i = hg_add(hg_mul(j, block), tid);
+#line 288 "kernels_sort.go"
+      if (i < m) {
+        K k = hg_ld<Checked>(sk, i, hg_f, 289, 11);
+        hg_ref<Checked>(to, j, hg_f, 290, 11) = hg_ld<Checked>((*base), sweepDigit<Checked, K>(k, kind, width, flip, shift, mask, hg_f), hg_f, 290, 11) + (uint32_t)(i);
+        hg_ref<Checked>(keysOut, hg_ld<Checked>(to, j, hg_f, 291, 11), hg_f, 291, 11) = k;
+      }
+    }
+  }
+#line 294 "kernels_sort.go"
   if (!pairs) {
     return;
   }
-  for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+#line 298 "kernels_sort.go"
+  #pragma unroll
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+#line 299 "kernels_sort.go"
     {
-#line 201 "kernels_sort.go"
+#line 299 "kernels_sort.go"
       long long i = hg_add(first, hg_mul(j, ws));
-#line 201 "kernels_sort.go"
-      if ((j < items) && (i < n)) {
-        hg_ref<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 202, 11), hg_f, 202, 11) = hg_ld<Checked>(valsIn, i, hg_f, 202, 11);
+#line 299 "kernels_sort.go"
+      if (i < n) {
+        hg_ref<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 300, 11), hg_f, 300, 11) = hg_ld<Checked>(valsIn, i, hg_f, 300, 11);
       }
     }
   }
-#line 205 "kernels_sort.go"
+#line 303 "kernels_sort.go"
   hg_sync_threads();
-  {
-    long long hg_i26 = tid;
-    long long hg_b24 = m;
-    long long hg_st25 = 256LL;
-    if (hg_st25 > 0LL && hg_b24 <= 0x7fffffffffffffffLL - hg_st25 + 1LL) {
-      unsigned long long hg_n27 = hg_i26 < hg_b24 ? ((unsigned long long)hg_b24 - (unsigned long long)hg_i26 - 1ULL) / (unsigned long long)hg_st25 + 1ULL : 0ULL;
-      #pragma unroll 4
-      for (unsigned long long hg_k28 = 0; hg_k28 < hg_n27; hg_k28++) {
-        long long i = (long long)((unsigned long long)hg_i26 + hg_k28 * (unsigned long long)hg_st25);
-#line 207 "kernels_sort.go"
-        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 11), kind, width, desc, hg_f), shift, hg_f, 207, 11) & mask);
-        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
-      }
-    } else {
-      for (long long i = hg_i26; i < hg_b24; i = hg_add(i, hg_st25)) {
-#line 207 "kernels_sort.go"
-        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 11), kind, width, desc, hg_f), shift, hg_f, 207, 11) & mask);
-        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
+#line 305 "kernels_sort.go"
+  #pragma unroll
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+#line 306 "kernels_sort.go"
+    {
+#line 306 "kernels_sort.go"
+      long long i = hg_add(hg_mul(j, block), tid);
+#line 306 "kernels_sort.go"
+      if (i < m) {
+        hg_ref<Checked>(valsOut, hg_ld<Checked>(to, j, hg_f, 307, 11), hg_f, 307, 11) = hg_ld<Checked>(sv, i, hg_f, 307, 11);
       }
     }
   }
@@ -3826,6 +3901,31 @@ extern "C" __global__ void run_lengths(const int64_t* heads_p, const int64_t* nu
 }
 extern "C" __global__ void run_lengths_checked(const int64_t* heads_p, const int64_t* num_p, int64_t* counts_p, long long n, long long span, long long heads_n, long long num_n, long long counts_n, hg_fault* hg_f) {
   runLengths<true>(hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), hg_make_slice(counts_p, counts_n), n, span, hg_f);
+}
+
+#line 135 "kernels_sort.go"
+template <bool Checked> HG_DEV void sweepScan(hg_slice<uint32_t> hist, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 137 "kernels_sort.go"
+  long long i = hg_add(hg_mul((long long)hg_bid_x(), 256LL), (long long)hg_tid_x());
+  uint32_t c = {};
+  if ((long long)hg_tid_x() < 256LL) {
+    c = hg_ld<Checked>(hist, i, hg_f, 140, 11);
+  }
+  auto hg_m1 = blockScan<Checked, uint32_t>(c, warps, hg_f);
+  uint32_t e = hg_m1.r0;
+#line 143 "kernels_sort.go"
+  if ((long long)hg_tid_x() < 256LL) {
+    hg_ref<Checked>(hist, i, hg_f, 144, 11) = e;
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_scan(uint32_t* hist_p) {
+  sweepScan<false>(hg_bare(hist_p), nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_scan_checked(uint32_t* hist_p, long long hist_n, hg_fault* hg_f) {
+  sweepScan<true>(hg_make_slice(hist_p, hist_n), hg_f);
 }
 
 #line 10 "kernels_types.go"
@@ -6778,7 +6878,7 @@ template <bool Checked> HG_DEV void sweepKeysI8(hg_slice<const int8_t> keysIn, h
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 24 "sort_types.go"
-  onesweep<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 8LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 8LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 24, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -6820,7 +6920,7 @@ template <bool Checked> HG_DEV void sweepKeysU8(hg_slice<const uint8_t> keysIn, 
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 44 "sort_types.go"
-  onesweep<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 8LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 8LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 44, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -6862,7 +6962,7 @@ template <bool Checked> HG_DEV void sweepKeysI16(hg_slice<const int16_t> keysIn,
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 64 "sort_types.go"
-  onesweep<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 16LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 16LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 64, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -6904,7 +7004,7 @@ template <bool Checked> HG_DEV void sweepKeysU16(hg_slice<const uint16_t> keysIn
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 84 "sort_types.go"
-  onesweep<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 16LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 16LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 84, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -6946,7 +7046,7 @@ template <bool Checked> HG_DEV void sweepKeysI32(hg_slice<const int32_t> keysIn,
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 104 "sort_types.go"
-  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 104, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -6988,7 +7088,7 @@ template <bool Checked> HG_DEV void sweepKeysU32(hg_slice<const uint32_t> keysIn
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 124 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 124, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7030,7 +7130,7 @@ template <bool Checked> HG_DEV void sweepKeysI64(hg_slice<const int64_t> keysIn,
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 144 "sort_types.go"
-  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 144, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7072,7 +7172,7 @@ template <bool Checked> HG_DEV void sweepKeysU64(hg_slice<const uint64_t> keysIn
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 164 "sort_types.go"
-  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 164, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7114,7 +7214,7 @@ template <bool Checked> HG_DEV void sweepKeysF32(hg_slice<const float> keysIn, h
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 184 "sort_types.go"
-  onesweep<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 184, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7156,7 +7256,7 @@ template <bool Checked> HG_DEV void sweepKeysF64(hg_slice<const double> keysIn, 
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 204 "sort_types.go"
-  onesweep<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 3, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 204, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7186,7 +7286,7 @@ template <bool Checked> HG_DEV void sweepPairsI32I32(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 217 "sort_types.go"
-  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 217, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 217, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 217, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 217, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 217, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7216,7 +7316,7 @@ template <bool Checked> HG_DEV void sweepPairsI32U32(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 230 "sort_types.go"
-  onesweep<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 230, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 230, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 230, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 230, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 230, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7246,7 +7346,7 @@ template <bool Checked> HG_DEV void sweepPairsI32I64(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 243 "sort_types.go"
-  onesweep<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 243, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 243, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 243, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 243, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 243, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7276,7 +7376,7 @@ template <bool Checked> HG_DEV void sweepPairsI32U64(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 256 "sort_types.go"
-  onesweep<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 256, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 256, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 256, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 256, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 256, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7306,7 +7406,7 @@ template <bool Checked> HG_DEV void sweepPairsI32F32(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 269 "sort_types.go"
-  onesweep<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 269, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 269, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 269, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 269, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 269, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7336,7 +7436,7 @@ template <bool Checked> HG_DEV void sweepPairsI32F64(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 282 "sort_types.go"
-  onesweep<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 282, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 282, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 282, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 282, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 282, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7366,7 +7466,7 @@ template <bool Checked> HG_DEV void sweepPairsU32I32(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 295 "sort_types.go"
-  onesweep<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 295, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 295, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 295, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 295, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 295, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7396,7 +7496,7 @@ template <bool Checked> HG_DEV void sweepPairsU32U32(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 308 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 308, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 308, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 308, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 308, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 308, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7426,7 +7526,7 @@ template <bool Checked> HG_DEV void sweepPairsU32I64(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 321 "sort_types.go"
-  onesweep<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 321, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 321, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 321, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 321, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 321, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7456,7 +7556,7 @@ template <bool Checked> HG_DEV void sweepPairsU32U64(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 334 "sort_types.go"
-  onesweep<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 334, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 334, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 334, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 334, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 334, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7486,7 +7586,7 @@ template <bool Checked> HG_DEV void sweepPairsU32F32(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 347 "sort_types.go"
-  onesweep<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 347, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 347, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 347, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 347, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 347, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7516,7 +7616,7 @@ template <bool Checked> HG_DEV void sweepPairsU32F64(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 360 "sort_types.go"
-  onesweep<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 360, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 360, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 360, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 360, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 360, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7546,7 +7646,7 @@ template <bool Checked> HG_DEV void sweepPairsI64I32(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 373 "sort_types.go"
-  onesweep<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 373, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 373, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 373, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 373, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 373, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7576,7 +7676,7 @@ template <bool Checked> HG_DEV void sweepPairsI64U32(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 386 "sort_types.go"
-  onesweep<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 386, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 386, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 386, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 386, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 386, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7606,7 +7706,7 @@ template <bool Checked> HG_DEV void sweepPairsI64I64(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 399 "sort_types.go"
-  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 399, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 399, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 399, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 399, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 399, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7636,7 +7736,7 @@ template <bool Checked> HG_DEV void sweepPairsI64U64(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 412 "sort_types.go"
-  onesweep<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 412, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 412, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 412, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 412, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 412, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7666,7 +7766,7 @@ template <bool Checked> HG_DEV void sweepPairsI64F32(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 425 "sort_types.go"
-  onesweep<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 425, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 425, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 425, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 425, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 425, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7696,7 +7796,7 @@ template <bool Checked> HG_DEV void sweepPairsI64F64(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 438 "sort_types.go"
-  onesweep<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 438, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 438, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 438, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 438, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 438, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7726,7 +7826,7 @@ template <bool Checked> HG_DEV void sweepPairsU64I32(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 451 "sort_types.go"
-  onesweep<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 451, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 451, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 451, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 451, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 451, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7756,7 +7856,7 @@ template <bool Checked> HG_DEV void sweepPairsU64U32(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 464 "sort_types.go"
-  onesweep<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 464, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 464, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 464, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 464, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 464, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7786,7 +7886,7 @@ template <bool Checked> HG_DEV void sweepPairsU64I64(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 477 "sort_types.go"
-  onesweep<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 477, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 477, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 477, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 477, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 477, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7816,7 +7916,7 @@ template <bool Checked> HG_DEV void sweepPairsU64U64(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 490 "sort_types.go"
-  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 490, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 490, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 490, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 490, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 490, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7846,7 +7946,7 @@ template <bool Checked> HG_DEV void sweepPairsU64F32(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 503 "sort_types.go"
-  onesweep<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 503, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 503, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 503, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 503, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 503, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7876,7 +7976,7 @@ template <bool Checked> HG_DEV void sweepPairsU64F64(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 516 "sort_types.go"
-  onesweep<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 516, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 516, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 516, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 516, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 516, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7906,7 +8006,7 @@ template <bool Checked> HG_DEV void sweepPairsF32I32(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 529 "sort_types.go"
-  onesweep<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 529, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 529, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 529, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 529, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 529, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7936,7 +8036,7 @@ template <bool Checked> HG_DEV void sweepPairsF32U32(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 542 "sort_types.go"
-  onesweep<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 542, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 542, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 542, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 542, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 542, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7966,7 +8066,7 @@ template <bool Checked> HG_DEV void sweepPairsF32I64(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 555 "sort_types.go"
-  onesweep<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 555, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 555, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 555, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 555, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 555, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -7996,7 +8096,7 @@ template <bool Checked> HG_DEV void sweepPairsF32U64(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 568 "sort_types.go"
-  onesweep<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 568, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 568, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 568, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 568, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 568, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8026,7 +8126,7 @@ template <bool Checked> HG_DEV void sweepPairsF32F32(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 581 "sort_types.go"
-  onesweep<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 581, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 581, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 581, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 581, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 581, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8056,7 +8156,7 @@ template <bool Checked> HG_DEV void sweepPairsF32F64(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 594 "sort_types.go"
-  onesweep<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 594, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 594, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 594, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 594, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 594, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8086,7 +8186,7 @@ template <bool Checked> HG_DEV void sweepPairsF64I32(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 607 "sort_types.go"
-  onesweep<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 607, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 607, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 607, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 607, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 607, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8116,7 +8216,7 @@ template <bool Checked> HG_DEV void sweepPairsF64U32(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 620 "sort_types.go"
-  onesweep<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 620, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 620, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 620, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 620, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 620, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8146,7 +8246,7 @@ template <bool Checked> HG_DEV void sweepPairsF64I64(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 633 "sort_types.go"
-  onesweep<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 633, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 633, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 633, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 633, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 633, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8176,7 +8276,7 @@ template <bool Checked> HG_DEV void sweepPairsF64U64(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 646 "sort_types.go"
-  onesweep<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 646, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 646, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 646, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 646, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 646, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8206,7 +8306,7 @@ template <bool Checked> HG_DEV void sweepPairsF64F32(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 659 "sort_types.go"
-  onesweep<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 659, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 659, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 659, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 659, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 659, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8236,7 +8336,7 @@ template <bool Checked> HG_DEV void sweepPairsF64F64(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 672 "sort_types.go"
-  onesweep<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 672, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 672, 26), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 672, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 672, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 672, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8244,5 +8344,173 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64(const doub
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
   sweepPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 678 "sort_types.go"
+template <bool Checked> HG_DEV void sweepKeysU32T256x24(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 6144> hg_shared_sk;
+  hg_array<uint32_t, 6144>* sk = &hg_shared_sk;
+#line 680 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 681 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 682 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 683 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 684 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 24LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 684, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 684, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 684, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_t256x24(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T256x24<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_t256x24_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T256x24<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 690 "sort_types.go"
+template <bool Checked> HG_DEV void sweepKeysU32T384x16(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 6144> hg_shared_sk;
+  hg_array<uint32_t, 6144>* sk = &hg_shared_sk;
+#line 692 "sort_types.go"
+  __shared__ hg_array<uint32_t, 3072> hg_shared_wcnt;
+  hg_array<uint32_t, 3072>* wcnt = &hg_shared_wcnt;
+#line 693 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 694 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 695 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 696 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 696, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 696, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 696, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x16(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T384x16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x16_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T384x16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 702 "sort_types.go"
+template <bool Checked> HG_DEV void sweepKeysU32T384x20(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 7680> hg_shared_sk;
+  hg_array<uint32_t, 7680>* sk = &hg_shared_sk;
+#line 704 "sort_types.go"
+  __shared__ hg_array<uint32_t, 3072> hg_shared_wcnt;
+  hg_array<uint32_t, 3072>* wcnt = &hg_shared_wcnt;
+#line 705 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 706 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 707 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 708 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 20LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 708, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 708, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 708, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x20(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T384x20<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x20_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T384x20<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 714 "sort_types.go"
+template <bool Checked> HG_DEV void sweepKeysU32T512x12(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 6144> hg_shared_sk;
+  hg_array<uint32_t, 6144>* sk = &hg_shared_sk;
+#line 716 "sort_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_wcnt;
+  hg_array<uint32_t, 4096>* wcnt = &hg_shared_wcnt;
+#line 717 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 718 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 719 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 720 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 512LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 720, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 720, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 720, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(512) sweep_keys_u32_t512x12(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T512x12<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(512) sweep_keys_u32_t512x12_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T512x12<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 726 "sort_types.go"
+template <bool Checked> HG_DEV void sweepPairsU32U32T256x18(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 4608> hg_shared_sk;
+  hg_array<uint32_t, 4608>* sk = &hg_shared_sk;
+#line 728 "sort_types.go"
+  __shared__ hg_array<uint32_t, 4608> hg_shared_sv;
+  hg_array<uint32_t, 4608>* sv = &hg_shared_sv;
+#line 729 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 730 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 731 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 732 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 733 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 18LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 733, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 733, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 733, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32_t256x18(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU32U32T256x18<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32_t256x18_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU32U32T256x18<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 739 "sort_types.go"
+template <bool Checked> HG_DEV void sweepPairsU32U32T384x10(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 3840> hg_shared_sk;
+  hg_array<uint32_t, 3840>* sk = &hg_shared_sk;
+#line 741 "sort_types.go"
+  __shared__ hg_array<uint32_t, 3840> hg_shared_sv;
+  hg_array<uint32_t, 3840>* sv = &hg_shared_sv;
+#line 742 "sort_types.go"
+  __shared__ hg_array<uint32_t, 3072> hg_shared_wcnt;
+  hg_array<uint32_t, 3072>* wcnt = &hg_shared_wcnt;
+#line 743 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 744 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 745 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 746 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 10LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 746, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 746, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 746, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(384) sweep_pairs_u32_u32_t384x10(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU32U32T384x10<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(384) sweep_pairs_u32_u32_t384x10_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU32U32T384x10<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
