@@ -27,11 +27,11 @@ var goKernelsObject0 string
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "prim",
-	Set:     kernel.NewSet("prim", runLengthsKernel, sweepScanKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel, sortHistI8Kernel, sweepKeysI8Kernel, sortHistU8Kernel, sweepKeysU8Kernel, sortHistI16Kernel, sweepKeysI16Kernel, sortHistU16Kernel, sweepKeysU16Kernel, sortHistI32Kernel, sweepKeysI32Kernel, sortHistU32Kernel, sweepKeysU32Kernel, sortHistI64Kernel, sweepKeysI64Kernel, sortHistU64Kernel, sweepKeysU64Kernel, sortHistF32Kernel, sweepKeysF32Kernel, sortHistF64Kernel, sweepKeysF64Kernel, sweepPairsI32I32Kernel, sweepPairsI32U32Kernel, sweepPairsI32I64Kernel, sweepPairsI32U64Kernel, sweepPairsI32F32Kernel, sweepPairsI32F64Kernel, sweepPairsU32I32Kernel, sweepPairsU32U32Kernel, sweepPairsU32I64Kernel, sweepPairsU32U64Kernel, sweepPairsU32F32Kernel, sweepPairsU32F64Kernel, sweepPairsI64I32Kernel, sweepPairsI64U32Kernel, sweepPairsI64I64Kernel, sweepPairsI64U64Kernel, sweepPairsI64F32Kernel, sweepPairsI64F64Kernel, sweepPairsU64I32Kernel, sweepPairsU64U32Kernel, sweepPairsU64I64Kernel, sweepPairsU64U64Kernel, sweepPairsU64F32Kernel, sweepPairsU64F64Kernel, sweepPairsF32I32Kernel, sweepPairsF32U32Kernel, sweepPairsF32I64Kernel, sweepPairsF32U64Kernel, sweepPairsF32F32Kernel, sweepPairsF32F64Kernel, sweepPairsF64I32Kernel, sweepPairsF64U32Kernel, sweepPairsF64I64Kernel, sweepPairsF64U64Kernel, sweepPairsF64F32Kernel, sweepPairsF64F64Kernel, sweepKeysU32T256x24Kernel, sweepKeysU32T384x16Kernel, sweepKeysU32T384x20Kernel, sweepKeysU32T512x12Kernel, sweepPairsU32U32T256x18Kernel, sweepPairsU32U32T384x10Kernel),
+	Set:     kernel.NewSet("prim", runLengthsKernel, sweepScanKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel, sortHistI8Kernel, sweepKeysI8Kernel, sortHistU8Kernel, sweepKeysU8Kernel, sortHistI16Kernel, sweepKeysI16Kernel, sortHistU16Kernel, sweepKeysU16Kernel, sortHistI32Kernel, sweepKeysI32Kernel, sortHistU32Kernel, sweepKeysU32Kernel, sortHistI64Kernel, sweepKeysI64Kernel, sortHistU64Kernel, sweepKeysU64Kernel, sortHistF32Kernel, sweepKeysF32Kernel, sortHistF64Kernel, sweepKeysF64Kernel, sweepPairsI32I32Kernel, sweepPairsI32U32Kernel, sweepPairsI32I64Kernel, sweepPairsI32U64Kernel, sweepPairsI32F32Kernel, sweepPairsI32F64Kernel, sweepPairsU32I32Kernel, sweepPairsU32U32Kernel, sweepPairsU32I64Kernel, sweepPairsU32U64Kernel, sweepPairsU32F32Kernel, sweepPairsU32F64Kernel, sweepPairsI64I32Kernel, sweepPairsI64U32Kernel, sweepPairsI64I64Kernel, sweepPairsI64U64Kernel, sweepPairsI64F32Kernel, sweepPairsI64F64Kernel, sweepPairsU64I32Kernel, sweepPairsU64U32Kernel, sweepPairsU64I64Kernel, sweepPairsU64U64Kernel, sweepPairsU64F32Kernel, sweepPairsU64F64Kernel, sweepPairsF32I32Kernel, sweepPairsF32U32Kernel, sweepPairsF32I64Kernel, sweepPairsF32U64Kernel, sweepPairsF32F32Kernel, sweepPairsF32F64Kernel, sweepPairsF64I32Kernel, sweepPairsF64U32Kernel, sweepPairsF64I64Kernel, sweepPairsF64U64Kernel, sweepPairsF64F32Kernel, sweepPairsF64F64Kernel, sweepKeysU32T256x16m3Kernel, sweepKeysU32T256x16m4Kernel, sweepKeysU32T256x24Kernel, sweepKeysU32T384x16Kernel, sweepKeysU32T384x16m2Kernel, sweepKeysU32T384x20Kernel, sweepKeysU32T512x12Kernel, sweepPairsU32U32T256x16m3Kernel, sweepPairsU32U32T256x18Kernel, sweepPairsU32U32T384x10Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"run_lengths", "sweep_scan", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64", "sweep_keys_u32_t256x24", "sweep_keys_u32_t384x16", "sweep_keys_u32_t384x20", "sweep_keys_u32_t512x12", "sweep_pairs_u32_u32_t256x18", "sweep_pairs_u32_u32_t384x10"},
+	Kernels: []string{"run_lengths", "sweep_scan", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64", "sweep_keys_u32_t256x16m3", "sweep_keys_u32_t256x16m4", "sweep_keys_u32_t256x24", "sweep_keys_u32_t384x16", "sweep_keys_u32_t384x16m2", "sweep_keys_u32_t384x20", "sweep_keys_u32_t512x12", "sweep_pairs_u32_u32_t256x16m3", "sweep_pairs_u32_u32_t256x18", "sweep_pairs_u32_u32_t384x10"},
 	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_sort.go", "kernels_types.go", "merge.go", "merge_with.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scan_with.go", "scratch.go", "segmented.go", "select.go", "sort.go", "sort_dispatch_types.go", "sort_onesweep.go", "sort_types.go", "transform.go", "with_device.go"},
-	Objects: []any{gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject0, 30765838, "ef4becc990081289df2deb09e2947003df249ade4ec868aa1e0d157b6ee3144f")},
+	Objects: []any{gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject0, 31707752, "0c1a83841e8f48fc66cd5d26bda4dc9f3c865cba527f4d301af603f250f6d9c4")},
 })
 
 // runLengthsArgs is the kernarg layout of run_lengths's C++ entry point.
@@ -14020,6 +14020,128 @@ func LaunchSweepPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	return ld.Launch(s, 221, checked, grid, block, sharedMem, &args)
 }
 
+// sweepKeysU32T256x16m3Args is the kernarg layout of sweep_keys_u32_t256x16m3's C++ entry point.
+type sweepKeysU32T256x16m3Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysU32T256x16m3Kernel runs sweepKeysU32T256x16m3 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:684: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+var sweepKeysU32T256x16m3Kernel = kernel.Define("sweep_keys_u32_t256x16m3", func(b *kernel.Block, a *sweepKeysU32T256x16m3Args) {
+	f := kernelimpl.Frame[sweepKeysU32T256x16m3Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysU32T256x16m3Frame](t)
+		sweepKeysU32T256x16m3(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(26752), kernelimpl.Lockstep())
+
+// LaunchSweepKeysU32T256x16m3 launches sweepKeysU32T256x16m3 (sort_types.go:678) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysU32T256x16m3(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m3 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m3 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m3 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m3 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 222)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 222, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysU32T256x16m4Args is the kernarg layout of sweep_keys_u32_t256x16m4's C++ entry point.
+type sweepKeysU32T256x16m4Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysU32T256x16m4Kernel runs sweepKeysU32T256x16m4 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:696: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+var sweepKeysU32T256x16m4Kernel = kernel.Define("sweep_keys_u32_t256x16m4", func(b *kernel.Block, a *sweepKeysU32T256x16m4Args) {
+	f := kernelimpl.Frame[sweepKeysU32T256x16m4Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysU32T256x16m4Frame](t)
+		sweepKeysU32T256x16m4(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(26752), kernelimpl.Lockstep())
+
+// LaunchSweepKeysU32T256x16m4 launches sweepKeysU32T256x16m4 (sort_types.go:690) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysU32T256x16m4(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m4 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m4 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m4 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m4 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 223)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 223, checked, grid, block, sharedMem, &args)
+}
+
 // sweepKeysU32T256x24Args is the kernarg layout of sweep_keys_u32_t256x24's C++ entry point.
 type sweepKeysU32T256x24Args struct {
 	keysIn    rocr.ConstPtr[uint32]
@@ -14035,7 +14157,7 @@ type sweepKeysU32T256x24Args struct {
 }
 
 // sweepKeysU32T256x24Kernel runs sweepKeysU32T256x24 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:684: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:708: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepKeysU32T256x24Kernel = kernel.Define("sweep_keys_u32_t256x24", func(b *kernel.Block, a *sweepKeysU32T256x24Args) {
 	f := kernelimpl.Frame[sweepKeysU32T256x24Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14052,7 +14174,7 @@ var sweepKeysU32T256x24Kernel = kernel.Define("sweep_keys_u32_t256x24", func(b *
 	})
 }, kernel.MaxThreads(256), kernel.StaticShared(34944), kernelimpl.Lockstep())
 
-// LaunchSweepKeysU32T256x24 launches sweepKeysU32T256x24 (sort_types.go:678) on s: grid blocks of block threads, with
+// LaunchSweepKeysU32T256x24 launches sweepKeysU32T256x24 (sort_types.go:702) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSweepKeysU32T256x24(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
@@ -14068,7 +14190,7 @@ func LaunchSweepKeysU32T256x24(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x24 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 222)
+	ld, checked, err := goKernels.Prepare(s, 224)
 	if err != nil {
 		return err
 	}
@@ -14078,7 +14200,7 @@ func LaunchSweepKeysU32T256x24(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 222, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 224, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32T384x16Args is the kernarg layout of sweep_keys_u32_t384x16's C++ entry point.
@@ -14096,7 +14218,7 @@ type sweepKeysU32T384x16Args struct {
 }
 
 // sweepKeysU32T384x16Kernel runs sweepKeysU32T384x16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:696: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:720: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepKeysU32T384x16Kernel = kernel.Define("sweep_keys_u32_t384x16", func(b *kernel.Block, a *sweepKeysU32T384x16Args) {
 	f := kernelimpl.Frame[sweepKeysU32T384x16Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14113,7 +14235,7 @@ var sweepKeysU32T384x16Kernel = kernel.Define("sweep_keys_u32_t384x16", func(b *
 	})
 }, kernel.MaxThreads(384), kernel.StaticShared(39040), kernelimpl.Lockstep())
 
-// LaunchSweepKeysU32T384x16 launches sweepKeysU32T384x16 (sort_types.go:690) on s: grid blocks of block threads, with
+// LaunchSweepKeysU32T384x16 launches sweepKeysU32T384x16 (sort_types.go:714) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSweepKeysU32T384x16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
@@ -14129,7 +14251,7 @@ func LaunchSweepKeysU32T384x16(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 223)
+	ld, checked, err := goKernels.Prepare(s, 225)
 	if err != nil {
 		return err
 	}
@@ -14139,7 +14261,68 @@ func LaunchSweepKeysU32T384x16(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 223, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 225, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysU32T384x16m2Args is the kernarg layout of sweep_keys_u32_t384x16m2's C++ entry point.
+type sweepKeysU32T384x16m2Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysU32T384x16m2Kernel runs sweepKeysU32T384x16m2 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:732: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+var sweepKeysU32T384x16m2Kernel = kernel.Define("sweep_keys_u32_t384x16m2", func(b *kernel.Block, a *sweepKeysU32T384x16m2Args) {
+	f := kernelimpl.Frame[sweepKeysU32T384x16m2Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysU32T384x16m2Frame](t)
+		sweepKeysU32T384x16m2(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(384), kernel.StaticShared(39040), kernelimpl.Lockstep())
+
+// LaunchSweepKeysU32T384x16m2 launches sweepKeysU32T384x16m2 (sort_types.go:726) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysU32T384x16m2(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16m2 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16m2 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16m2 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16m2 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 226)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 226, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32T384x20Args is the kernarg layout of sweep_keys_u32_t384x20's C++ entry point.
@@ -14157,7 +14340,7 @@ type sweepKeysU32T384x20Args struct {
 }
 
 // sweepKeysU32T384x20Kernel runs sweepKeysU32T384x20 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:708: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:744: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepKeysU32T384x20Kernel = kernel.Define("sweep_keys_u32_t384x20", func(b *kernel.Block, a *sweepKeysU32T384x20Args) {
 	f := kernelimpl.Frame[sweepKeysU32T384x20Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14174,7 +14357,7 @@ var sweepKeysU32T384x20Kernel = kernel.Define("sweep_keys_u32_t384x20", func(b *
 	})
 }, kernel.MaxThreads(384), kernel.StaticShared(45184), kernelimpl.Lockstep())
 
-// LaunchSweepKeysU32T384x20 launches sweepKeysU32T384x20 (sort_types.go:702) on s: grid blocks of block threads, with
+// LaunchSweepKeysU32T384x20 launches sweepKeysU32T384x20 (sort_types.go:738) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSweepKeysU32T384x20(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
@@ -14190,7 +14373,7 @@ func LaunchSweepKeysU32T384x20(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x20 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 224)
+	ld, checked, err := goKernels.Prepare(s, 227)
 	if err != nil {
 		return err
 	}
@@ -14200,7 +14383,7 @@ func LaunchSweepKeysU32T384x20(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 224, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 227, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32T512x12Args is the kernarg layout of sweep_keys_u32_t512x12's C++ entry point.
@@ -14218,7 +14401,7 @@ type sweepKeysU32T512x12Args struct {
 }
 
 // sweepKeysU32T512x12Kernel runs sweepKeysU32T512x12 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:720: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:756: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepKeysU32T512x12Kernel = kernel.Define("sweep_keys_u32_t512x12", func(b *kernel.Block, a *sweepKeysU32T512x12Args) {
 	f := kernelimpl.Frame[sweepKeysU32T512x12Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14235,7 +14418,7 @@ var sweepKeysU32T512x12Kernel = kernel.Define("sweep_keys_u32_t512x12", func(b *
 	})
 }, kernel.MaxThreads(512), kernel.StaticShared(43136), kernelimpl.Lockstep())
 
-// LaunchSweepKeysU32T512x12 launches sweepKeysU32T512x12 (sort_types.go:714) on s: grid blocks of block threads, with
+// LaunchSweepKeysU32T512x12 launches sweepKeysU32T512x12 (sort_types.go:750) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSweepKeysU32T512x12(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
@@ -14251,7 +14434,7 @@ func LaunchSweepKeysU32T512x12(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t512x12 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 225)
+	ld, checked, err := goKernels.Prepare(s, 228)
 	if err != nil {
 		return err
 	}
@@ -14261,7 +14444,78 @@ func LaunchSweepKeysU32T512x12(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 225, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 228, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU32U32T256x16m3Args is the kernarg layout of sweep_pairs_u32_u32_t256x16m3's C++ entry point.
+type sweepPairsU32U32T256x16m3Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	valsIn    rocr.ConstPtr[uint32]
+	valsOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU32U32T256x16m3Kernel runs sweepPairsU32U32T256x16m3 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:769: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+var sweepPairsU32U32T256x16m3Kernel = kernel.Define("sweep_pairs_u32_u32_t256x16m3", func(b *kernel.Block, a *sweepPairsU32U32T256x16m3Args) {
+	f := kernelimpl.Frame[sweepPairsU32U32T256x16m3Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU32U32T256x16m3Frame](t)
+		sweepPairsU32U32T256x16m3(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU32U32T256x16m3 launches sweepPairsU32U32T256x16m3 (sort_types.go:762) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU32U32T256x16m3(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x16m3 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x16m3 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x16m3 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x16m3 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x16m3 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x16m3 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 229)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 229, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U32T256x18Args is the kernarg layout of sweep_pairs_u32_u32_t256x18's C++ entry point.
@@ -14281,7 +14535,7 @@ type sweepPairsU32U32T256x18Args struct {
 }
 
 // sweepPairsU32U32T256x18Kernel runs sweepPairsU32U32T256x18 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:733: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:782: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsU32U32T256x18Kernel = kernel.Define("sweep_pairs_u32_u32_t256x18", func(b *kernel.Block, a *sweepPairsU32U32T256x18Args) {
 	f := kernelimpl.Frame[sweepPairsU32U32T256x18Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14300,7 +14554,7 @@ var sweepPairsU32U32T256x18Kernel = kernel.Define("sweep_pairs_u32_u32_t256x18",
 	})
 }, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
 
-// LaunchSweepPairsU32U32T256x18 launches sweepPairsU32U32T256x18 (sort_types.go:726) on s: grid blocks of block threads, with
+// LaunchSweepPairsU32U32T256x18 launches sweepPairsU32U32T256x18 (sort_types.go:775) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSweepPairsU32U32T256x18(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
@@ -14322,7 +14576,7 @@ func LaunchSweepPairsU32U32T256x18(s *stream.Stream, grid, block gpu.Dim3, share
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x18 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 226)
+	ld, checked, err := goKernels.Prepare(s, 230)
 	if err != nil {
 		return err
 	}
@@ -14332,7 +14586,7 @@ func LaunchSweepPairsU32U32T256x18(s *stream.Stream, grid, block gpu.Dim3, share
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 226, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 230, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U32T384x10Args is the kernarg layout of sweep_pairs_u32_u32_t384x10's C++ entry point.
@@ -14352,7 +14606,7 @@ type sweepPairsU32U32T384x10Args struct {
 }
 
 // sweepPairsU32U32T384x10Kernel runs sweepPairsU32U32T384x10 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:746: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:795: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsU32U32T384x10Kernel = kernel.Define("sweep_pairs_u32_u32_t384x10", func(b *kernel.Block, a *sweepPairsU32U32T384x10Args) {
 	f := kernelimpl.Frame[sweepPairsU32U32T384x10Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14371,7 +14625,7 @@ var sweepPairsU32U32T384x10Kernel = kernel.Define("sweep_pairs_u32_u32_t384x10",
 	})
 }, kernel.MaxThreads(384), kernel.StaticShared(45184), kernelimpl.Lockstep())
 
-// LaunchSweepPairsU32U32T384x10 launches sweepPairsU32U32T384x10 (sort_types.go:739) on s: grid blocks of block threads, with
+// LaunchSweepPairsU32U32T384x10 launches sweepPairsU32U32T384x10 (sort_types.go:788) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSweepPairsU32U32T384x10(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
@@ -14393,7 +14647,7 @@ func LaunchSweepPairsU32U32T384x10(s *stream.Stream, grid, block gpu.Dim3, share
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t384x10 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 227)
+	ld, checked, err := goKernels.Prepare(s, 231)
 	if err != nil {
 		return err
 	}
@@ -14403,7 +14657,7 @@ func LaunchSweepPairsU32U32T384x10(s *stream.Stream, grid, block gpu.Dim3, share
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 227, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 231, checked, grid, block, sharedMem, &args)
 }
 
 // sweepScanFrame holds sweepScan's arguments for its lockstep work-items.
@@ -16751,6 +17005,30 @@ type sweepPairsF64F64Frame struct {
 	p9 bool
 }
 
+// sweepKeysU32T256x16m3Frame holds sweepKeysU32T256x16m3's arguments for its lockstep work-items.
+type sweepKeysU32T256x16m3Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sweepKeysU32T256x16m4Frame holds sweepKeysU32T256x16m4's arguments for its lockstep work-items.
+type sweepKeysU32T256x16m4Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
 // sweepKeysU32T256x24Frame holds sweepKeysU32T256x24's arguments for its lockstep work-items.
 type sweepKeysU32T256x24Frame struct {
 	p0 []uint32
@@ -16765,6 +17043,18 @@ type sweepKeysU32T256x24Frame struct {
 
 // sweepKeysU32T384x16Frame holds sweepKeysU32T384x16's arguments for its lockstep work-items.
 type sweepKeysU32T384x16Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sweepKeysU32T384x16m2Frame holds sweepKeysU32T384x16m2's arguments for its lockstep work-items.
+type sweepKeysU32T384x16m2Frame struct {
 	p0 []uint32
 	p1 []uint32
 	p2 []uint32
@@ -16797,6 +17087,20 @@ type sweepKeysU32T512x12Frame struct {
 	p5 int
 	p6 int
 	p7 bool
+}
+
+// sweepPairsU32U32T256x16m3Frame holds sweepPairsU32U32T256x16m3's arguments for its lockstep work-items.
+type sweepPairsU32U32T256x16m3Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
 }
 
 // sweepPairsU32U32T256x18Frame holds sweepPairsU32U32T256x18's arguments for its lockstep work-items.

@@ -178,11 +178,11 @@ func onesweep[K number, V any](t kernel.Thread, keysIn, keysOut []K, valsIn, val
 	t.SyncThreads()
 
 	// Each warp ranks a contiguous run of ws*items keys of the tile, item
-	// j of lane l at j*ws+l: ranks in the warp follow input order.
+	// j of lane l at j*ws+l: ranks in the warp follow input order. A
+	// work-item keeps its keys and their ranks in the warp (registers).
 	lo := b * block * items
 	first := lo + w*ws*items + lane
 	var ks [sweepItemsMax]K
-	var ds [sweepItemsMax]uint32
 	var rk [sweepItemsMax]uint32
 	//hipgo:unroll
 	for j := 0; j < items; j++ {
@@ -222,7 +222,7 @@ func onesweep[K number, V any](t kernel.Thread, keysIn, keysOut []K, valsIn, val
 			row[d] = pre + all
 		}
 		t.SyncWarp()
-		ds[j], rk[j] = d, pre+below
+		rk[j] = pre + below
 	}
 	t.SyncThreads()
 
@@ -272,7 +272,7 @@ func onesweep[K number, V any](t kernel.Thread, keysIn, keysOut []K, valsIn, val
 	//hipgo:unroll
 	for j := 0; j < items; j++ {
 		if first+j*ws < n {
-			d := ds[j]
+			d := sweepDigit(ks[j], kind, width, flip, shift, mask) // again: a register less per key
 			q := start[d] + row[d] + rk[j]
 			sk[q] = ks[j]
 			rk[j] = q

@@ -170,13 +170,17 @@ func sweepPairsFor[K, V any]() (sweepPairsLaunch[K, V], int, int) {
 // one for the benchmarks.
 var (
 	sweepTuneKeys = map[string]sweepShape{
-		"256x24": {256, 24, LaunchSweepKeysU32T256x24, nil},
-		"384x16": {384, 16, LaunchSweepKeysU32T384x16, nil},
-		"384x20": {384, 20, LaunchSweepKeysU32T384x20, nil},
-		"512x12": {512, 12, LaunchSweepKeysU32T512x12, nil},
+		"256x16m3": {256, 16, LaunchSweepKeysU32T256x16m3, nil},
+		"256x16m4": {256, 16, LaunchSweepKeysU32T256x16m4, nil},
+		"256x24":   {256, 24, LaunchSweepKeysU32T256x24, nil},
+		"384x16":   {384, 16, LaunchSweepKeysU32T384x16, nil},
+		"384x16m2": {384, 16, LaunchSweepKeysU32T384x16m2, nil},
+		"384x20":   {384, 20, LaunchSweepKeysU32T384x20, nil},
+		"512x12":   {512, 12, LaunchSweepKeysU32T512x12, nil},
 	}
 	sweepTunePairs = map[string]sweepShape{
-		"256x18": {256, 18, nil, LaunchSweepPairsU32U32T256x18},
-		"384x10": {384, 10, nil, LaunchSweepPairsU32U32T384x10},
+		"256x16m3": {256, 16, nil, LaunchSweepPairsU32U32T256x16m3},
+		"256x18":   {256, 18, nil, LaunchSweepPairsU32U32T256x18},
+		"384x10":   {384, 10, nil, LaunchSweepPairsU32U32T384x10},
 	}
 )

@@ -672,6 +672,30 @@ func sweepPairsF64F64(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOu
 	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat64, 64, desc, 256, 9, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
+// sweepKeysU32T256x16m3 is a Onesweep pass over uint32 keys, 256 work-items of 16 keys.
+//
+//hipgo:kernel maxthreads=256 minblocks=3
+func sweepKeysU32T256x16m3(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
+	sk := kernel.Shared[[4096]uint32](t)
+	wcnt := kernel.Shared[[2048]uint32](t)
+	base := kernel.Shared[[256]uint32](t)
+	start := kernel.Shared[[256]uint32](t)
+	warps := kernel.Shared[[32]uint32](t)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 16, sk[:], sk[:], wcnt[:], base, start, warps)
+}
+
+// sweepKeysU32T256x16m4 is a Onesweep pass over uint32 keys, 256 work-items of 16 keys.
+//
+//hipgo:kernel maxthreads=256 minblocks=4
+func sweepKeysU32T256x16m4(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
+	sk := kernel.Shared[[4096]uint32](t)
+	wcnt := kernel.Shared[[2048]uint32](t)
+	base := kernel.Shared[[256]uint32](t)
+	start := kernel.Shared[[256]uint32](t)
+	warps := kernel.Shared[[32]uint32](t)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 16, sk[:], sk[:], wcnt[:], base, start, warps)
+}
+
 // sweepKeysU32T256x24 is a Onesweep pass over uint32 keys, 256 work-items of 24 keys.
 //
 //hipgo:kernel maxthreads=256
@@ -688,6 +712,18 @@ func sweepKeysU32T256x24(t kernel.Thread, keysIn, keysOut []uint32, meta, states
 //
 //hipgo:kernel maxthreads=384
 func sweepKeysU32T384x16(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
+	sk := kernel.Shared[[6144]uint32](t)
+	wcnt := kernel.Shared[[3072]uint32](t)
+	base := kernel.Shared[[256]uint32](t)
+	start := kernel.Shared[[256]uint32](t)
+	warps := kernel.Shared[[32]uint32](t)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 32, desc, 384, 16, sk[:], sk[:], wcnt[:], base, start, warps)
+}
+
+// sweepKeysU32T384x16m2 is a Onesweep pass over uint32 keys, 384 work-items of 16 keys.
+//
+//hipgo:kernel maxthreads=384 minblocks=2
+func sweepKeysU32T384x16m2(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[6144]uint32](t)
 	wcnt := kernel.Shared[[3072]uint32](t)
 	base := kernel.Shared[[256]uint32](t)
@@ -718,6 +754,19 @@ func sweepKeysU32T512x12(t kernel.Thread, keysIn, keysOut []uint32, meta, states
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
 	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 32, desc, 512, 12, sk[:], sk[:], wcnt[:], base, start, warps)
+}
+
+// sweepPairsU32U32T256x16m3 is a Onesweep pass over uint32 keys with uint32 values, 256 work-items of 16 keys.
+//
+//hipgo:kernel maxthreads=256 minblocks=3
+func sweepPairsU32U32T256x16m3(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
+	sk := kernel.Shared[[4096]uint32](t)
+	sv := kernel.Shared[[4096]uint32](t)
+	wcnt := kernel.Shared[[2048]uint32](t)
+	base := kernel.Shared[[256]uint32](t)
+	start := kernel.Shared[[256]uint32](t)
+	warps := kernel.Shared[[32]uint32](t)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 16, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
 // sweepPairsU32U32T256x18 is a Onesweep pass over uint32 keys with uint32 values, 256 work-items of 18 keys.

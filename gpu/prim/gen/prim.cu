@@ -3682,11 +3682,10 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   }
 #line 178 "kernels_sort.go"
   hg_sync_threads();
-#line 182 "kernels_sort.go"
+#line 183 "kernels_sort.go"
   long long lo = hg_mul(hg_mul(b, block), items);
   long long first = hg_add(hg_add(lo, hg_mul(hg_mul(w, ws), items)), lane);
   hg_array<K, 24> ks = {};
-  hg_array<uint32_t, 24> ds = {};
   hg_array<uint32_t, 24> rk = {};
 #line 188 "kernels_sort.go"
   #pragma unroll
@@ -3740,12 +3739,8 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       hg_ref<Checked>(row, d, hg_f, 222, 11) = pre + all;
     }
     hg_sync_warp();
-    uint32_t hg_t19 = d;
-    uint32_t hg_t20 = pre + below;
-    hg_ref<Checked>(ds, j, hg_f, 225, 11) = hg_t19;
-    hg_ref<Checked>(rk, j, hg_f, 225, 11) = hg_t20;
+    hg_ref<Checked>(rk, j, hg_f, 225, 11) = pre + below;
   }
-#line 227 "kernels_sort.go"
   hg_sync_threads();
 #line 233 "kernels_sort.go"
   uint32_t tot = {};
@@ -3759,8 +3754,8 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 241, 11), 1073741824U | tot);
     }
   }
-  auto hg_m22 = blockScan<Checked, uint32_t>(tot, warps, hg_f);
-  uint32_t st = hg_m22.r0;
+  auto hg_m20 = blockScan<Checked, uint32_t>(tot, warps, hg_f);
+  uint32_t st = hg_m20.r0;
 #line 245 "kernels_sort.go"
   if (tid < 256LL) {
     uint32_t excl = {};
@@ -3791,7 +3786,7 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
 #line 274 "kernels_sort.go"
     if (hg_add(first, hg_mul(j, ws)) < n) {
-      uint32_t d = hg_ld<Checked>(ds, j, hg_f, 275, 11);
+      uint32_t d = sweepDigit<Checked, K>(hg_ld<Checked>(ks, j, hg_f, 275, 11), kind, width, flip, shift, mask, hg_f);
       uint32_t q = (hg_ld<Checked>((*start), d, hg_f, 276, 11) + hg_ld<Checked>(row, d, hg_f, 276, 11)) + hg_ld<Checked>(rk, j, hg_f, 276, 11);
       hg_ref<Checked>(sk, q, hg_f, 277, 11) = hg_ld<Checked>(ks, j, hg_f, 277, 11);
       hg_ref<Checked>(rk, j, hg_f, 278, 11) = q;
@@ -8347,9 +8342,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64_checked(co
 }
 
 #line 678 "sort_types.go"
-template <bool Checked> HG_DEV void sweepKeysU32T256x24(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 6144> hg_shared_sk;
-  hg_array<uint32_t, 6144>* sk = &hg_shared_sk;
+template <bool Checked> HG_DEV void sweepKeysU32T256x16m3(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sk;
+  hg_array<uint32_t, 4096>* sk = &hg_shared_sk;
 #line 680 "sort_types.go"
   __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
   hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
@@ -8363,23 +8358,23 @@ template <bool Checked> HG_DEV void sweepKeysU32T256x24(hg_slice<const uint32_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 684 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 24LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 684, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 684, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 684, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 684, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 684, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 684, 26), base, start, warps, hg_f);
 }
 
-extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_t256x24(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
-  sweepKeysU32T256x24<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+extern "C" __global__ void __launch_bounds__(256, 3) sweep_keys_u32_t256x16m3(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T256x16m3<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
-extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_t256x24_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU32T256x24<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+extern "C" __global__ void __launch_bounds__(256, 3) sweep_keys_u32_t256x16m3_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T256x16m3<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 690 "sort_types.go"
-template <bool Checked> HG_DEV void sweepKeysU32T384x16(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 6144> hg_shared_sk;
-  hg_array<uint32_t, 6144>* sk = &hg_shared_sk;
+template <bool Checked> HG_DEV void sweepKeysU32T256x16m4(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sk;
+  hg_array<uint32_t, 4096>* sk = &hg_shared_sk;
 #line 692 "sort_types.go"
-  __shared__ hg_array<uint32_t, 3072> hg_shared_wcnt;
-  hg_array<uint32_t, 3072>* wcnt = &hg_shared_wcnt;
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
 #line 693 "sort_types.go"
   __shared__ hg_array<uint32_t, 256> hg_shared_base;
   hg_array<uint32_t, 256>* base = &hg_shared_base;
@@ -8390,23 +8385,23 @@ template <bool Checked> HG_DEV void sweepKeysU32T384x16(hg_slice<const uint32_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 696 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 696, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 696, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 696, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 696, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 696, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 696, 26), base, start, warps, hg_f);
 }
 
-extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x16(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
-  sweepKeysU32T384x16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+extern "C" __global__ void __launch_bounds__(256, 4) sweep_keys_u32_t256x16m4(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T256x16m4<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
-extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x16_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU32T384x16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+extern "C" __global__ void __launch_bounds__(256, 4) sweep_keys_u32_t256x16m4_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T256x16m4<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 702 "sort_types.go"
-template <bool Checked> HG_DEV void sweepKeysU32T384x20(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 7680> hg_shared_sk;
-  hg_array<uint32_t, 7680>* sk = &hg_shared_sk;
+template <bool Checked> HG_DEV void sweepKeysU32T256x24(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 6144> hg_shared_sk;
+  hg_array<uint32_t, 6144>* sk = &hg_shared_sk;
 #line 704 "sort_types.go"
-  __shared__ hg_array<uint32_t, 3072> hg_shared_wcnt;
-  hg_array<uint32_t, 3072>* wcnt = &hg_shared_wcnt;
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
 #line 705 "sort_types.go"
   __shared__ hg_array<uint32_t, 256> hg_shared_base;
   hg_array<uint32_t, 256>* base = &hg_shared_base;
@@ -8417,23 +8412,23 @@ template <bool Checked> HG_DEV void sweepKeysU32T384x20(hg_slice<const uint32_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 708 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 20LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 708, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 708, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 708, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 24LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 708, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 708, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 708, 26), base, start, warps, hg_f);
 }
 
-extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x20(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
-  sweepKeysU32T384x20<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_t256x24(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T256x24<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
-extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x20_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU32T384x20<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_t256x24_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T256x24<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
 #line 714 "sort_types.go"
-template <bool Checked> HG_DEV void sweepKeysU32T512x12(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sweepKeysU32T384x16(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 6144> hg_shared_sk;
   hg_array<uint32_t, 6144>* sk = &hg_shared_sk;
 #line 716 "sort_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_wcnt;
-  hg_array<uint32_t, 4096>* wcnt = &hg_shared_wcnt;
+  __shared__ hg_array<uint32_t, 3072> hg_shared_wcnt;
+  hg_array<uint32_t, 3072>* wcnt = &hg_shared_wcnt;
 #line 717 "sort_types.go"
   __shared__ hg_array<uint32_t, 256> hg_shared_base;
   hg_array<uint32_t, 256>* base = &hg_shared_base;
@@ -8444,7 +8439,88 @@ template <bool Checked> HG_DEV void sweepKeysU32T512x12(hg_slice<const uint32_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 720 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 512LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 720, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 720, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 720, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 720, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 720, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 720, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x16(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T384x16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x16_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T384x16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 726 "sort_types.go"
+template <bool Checked> HG_DEV void sweepKeysU32T384x16m2(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 6144> hg_shared_sk;
+  hg_array<uint32_t, 6144>* sk = &hg_shared_sk;
+#line 728 "sort_types.go"
+  __shared__ hg_array<uint32_t, 3072> hg_shared_wcnt;
+  hg_array<uint32_t, 3072>* wcnt = &hg_shared_wcnt;
+#line 729 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 730 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 731 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 732 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 732, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 732, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 732, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(384, 2) sweep_keys_u32_t384x16m2(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T384x16m2<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(384, 2) sweep_keys_u32_t384x16m2_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T384x16m2<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 738 "sort_types.go"
+template <bool Checked> HG_DEV void sweepKeysU32T384x20(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 7680> hg_shared_sk;
+  hg_array<uint32_t, 7680>* sk = &hg_shared_sk;
+#line 740 "sort_types.go"
+  __shared__ hg_array<uint32_t, 3072> hg_shared_wcnt;
+  hg_array<uint32_t, 3072>* wcnt = &hg_shared_wcnt;
+#line 741 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 742 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 743 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 744 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 20LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 744, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 744, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 744, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x20(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T384x20<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x20_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T384x20<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 750 "sort_types.go"
+template <bool Checked> HG_DEV void sweepKeysU32T512x12(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 6144> hg_shared_sk;
+  hg_array<uint32_t, 6144>* sk = &hg_shared_sk;
+#line 752 "sort_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_wcnt;
+  hg_array<uint32_t, 4096>* wcnt = &hg_shared_wcnt;
+#line 753 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 754 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 755 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 756 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 512LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 756, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 756, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 756, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(512) sweep_keys_u32_t512x12(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8454,27 +8530,57 @@ extern "C" __global__ void __launch_bounds__(512) sweep_keys_u32_t512x12_checked
   sweepKeysU32T512x12<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
-#line 726 "sort_types.go"
+#line 762 "sort_types.go"
+template <bool Checked> HG_DEV void sweepPairsU32U32T256x16m3(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sk;
+  hg_array<uint32_t, 4096>* sk = &hg_shared_sk;
+#line 764 "sort_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sv;
+  hg_array<uint32_t, 4096>* sv = &hg_shared_sv;
+#line 765 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 766 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 767 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 768 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 769 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 769, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 769, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 769, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 3) sweep_pairs_u32_u32_t256x16m3(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU32U32T256x16m3<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256, 3) sweep_pairs_u32_u32_t256x16m3_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU32U32T256x16m3<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 775 "sort_types.go"
 template <bool Checked> HG_DEV void sweepPairsU32U32T256x18(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 4608> hg_shared_sk;
   hg_array<uint32_t, 4608>* sk = &hg_shared_sk;
-#line 728 "sort_types.go"
+#line 777 "sort_types.go"
   __shared__ hg_array<uint32_t, 4608> hg_shared_sv;
   hg_array<uint32_t, 4608>* sv = &hg_shared_sv;
-#line 729 "sort_types.go"
+#line 778 "sort_types.go"
   __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
   hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
-#line 730 "sort_types.go"
+#line 779 "sort_types.go"
   __shared__ hg_array<uint32_t, 256> hg_shared_base;
   hg_array<uint32_t, 256>* base = &hg_shared_base;
-#line 731 "sort_types.go"
+#line 780 "sort_types.go"
   __shared__ hg_array<uint32_t, 256> hg_shared_start;
   hg_array<uint32_t, 256>* start = &hg_shared_start;
-#line 732 "sort_types.go"
+#line 781 "sort_types.go"
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 733 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 18LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 733, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 733, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 733, 26), base, start, warps, hg_f);
+#line 782 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 18LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 782, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 782, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 782, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32_t256x18(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8484,27 +8590,27 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32_t256x18_ch
   sweepPairsU32U32T256x18<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 
-#line 739 "sort_types.go"
+#line 788 "sort_types.go"
 template <bool Checked> HG_DEV void sweepPairsU32U32T384x10(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 3840> hg_shared_sk;
   hg_array<uint32_t, 3840>* sk = &hg_shared_sk;
-#line 741 "sort_types.go"
+#line 790 "sort_types.go"
   __shared__ hg_array<uint32_t, 3840> hg_shared_sv;
   hg_array<uint32_t, 3840>* sv = &hg_shared_sv;
-#line 742 "sort_types.go"
+#line 791 "sort_types.go"
   __shared__ hg_array<uint32_t, 3072> hg_shared_wcnt;
   hg_array<uint32_t, 3072>* wcnt = &hg_shared_wcnt;
-#line 743 "sort_types.go"
+#line 792 "sort_types.go"
   __shared__ hg_array<uint32_t, 256> hg_shared_base;
   hg_array<uint32_t, 256>* base = &hg_shared_base;
-#line 744 "sort_types.go"
+#line 793 "sort_types.go"
   __shared__ hg_array<uint32_t, 256> hg_shared_start;
   hg_array<uint32_t, 256>* start = &hg_shared_start;
-#line 745 "sort_types.go"
+#line 794 "sort_types.go"
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 746 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 10LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 746, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 746, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 746, 26), base, start, warps, hg_f);
+#line 795 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 10LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 795, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 795, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 795, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(384) sweep_pairs_u32_u32_t384x10(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {

@@ -371,12 +371,12 @@ func sortHist{{.Sfx}}(t kernel.Thread, keys []{{.Go}}, hist []uint32, begin, end
 	sortHist(t, keys, hist, begin, end, {{.Kind}}, {{.Width}}, desc, span, bins)
 }
 {{template "keys" (shape . 256 (items .Width 0) "")}}{{end}}{{range $k := .Nums}}{{range $.Vals}}{{template "pairs" (pair $k . 256 (items $k.Width .Width) "")}}{{end}}{{end}}
-{{- range .TuneKeys}}{{template "keys" (shape $.U32 .Block .Items (printf "T%dx%d" .Block .Items))}}{{end}}
-{{- range .TunePairs}}{{template "pairs" (pair $.U32 $.U32 .Block .Items (printf "T%dx%d" .Block .Items))}}{{end}}
+{{- range .TuneKeys}}{{template "keys" (tuned $.U32 .)}}{{end}}
+{{- range .TunePairs}}{{template "pairs" (tuned $.U32 .)}}{{end}}
 {{- define "keys"}}
 // sweepKeys{{.K.Sfx}}{{.Name}} is a Onesweep pass over {{.K.Go}} keys, {{.Block}} work-items of {{.Items}} keys.
 //
-//hipgo:kernel maxthreads={{.Block}}
+//hipgo:kernel maxthreads={{.Block}}{{if .MinBlocks}} minblocks={{.MinBlocks}}{{end}}
 func sweepKeys{{.K.Sfx}}{{.Name}}(t kernel.Thread, keysIn, keysOut []{{.K.Go}}, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[{{mul .Block .Items}}]{{.K.Go}}](t)
 	wcnt := kernel.Shared[[{{mul .Block 8}}]uint32](t)
@@ -389,7 +389,7 @@ func sweepKeys{{.K.Sfx}}{{.Name}}(t kernel.Thread, keysIn, keysOut []{{.K.Go}}, 
 {{- define "pairs"}}
 // sweepPairs{{.K.Sfx}}{{.V.Sfx}}{{.Name}} is a Onesweep pass over {{.K.Go}} keys with {{.V.Go}} values, {{.Block}} work-items of {{.Items}} keys.
 //
-//hipgo:kernel maxthreads={{.Block}}
+//hipgo:kernel maxthreads={{.Block}}{{if .MinBlocks}} minblocks={{.MinBlocks}}{{end}}
 func sweepPairs{{.K.Sfx}}{{.V.Sfx}}{{.Name}}(t kernel.Thread, keysIn, keysOut []{{.K.Go}}, valsIn, valsOut []{{.V.Go}}, meta, states []uint32, p, shift, bits int, desc bool) {
 	sk := kernel.Shared[[{{mul .Block .Items}}]{{.K.Go}}](t)
 	sv := kernel.Shared[[{{mul .Block .Items}}]{{.V.Go}}](t)
@@ -463,10 +463,10 @@ func sweepPairsFor[K, V any]() (sweepPairsLaunch[K, V], int, int) {
 // one for the benchmarks.
 var (
 	sweepTuneKeys = map[string]sweepShape{{"{"}}{{range .TuneKeys}}
-		"{{.Block}}x{{.Items}}": {{"{"}}{{.Block}}, {{.Items}}, LaunchSweepKeysU32T{{.Block}}x{{.Items}}, nil},{{end}}
+		"{{.Tag}}": {{"{"}}{{.Block}}, {{.Items}}, LaunchSweepKeysU32T{{.Tag}}, nil},{{end}}
 	}
 	sweepTunePairs = map[string]sweepShape{{"{"}}{{range .TunePairs}}
-		"{{.Block}}x{{.Items}}": {{"{"}}{{.Block}}, {{.Items}}, nil, LaunchSweepPairsU32U32T{{.Block}}x{{.Items}}},{{end}}
+		"{{.Tag}}": {{"{"}}{{.Block}}, {{.Items}}, nil, LaunchSweepPairsU32U32T{{.Tag}}},{{end}}
 	}
 )
 `
@@ -479,21 +479,31 @@ func sweepItems(kbits, vbits int) int {
 	return min(16, (48*1024-10752)/(256*(kbits+vbits)/8))
 }
 
-// shape is a Onesweep kernel's template data.
+// shape is a Onesweep kernel's template data: MinBlocks > 0 is its
+// launch bounds' minimum of blocks per multiprocessor (a register cap).
 type shape struct {
-	K, V         typ
-	Block, Items int
-	Name         string
+	K, V                    typ
+	Block, Items, MinBlocks int
+	Name                    string
 }
 
 // tune is a shape the benchmarks compare (sweepTuneKeys, sweepTunePairs):
 // each fits its tile, 8 rows of 256 warp counters per 256 work-items and
-// 2.1 KiB besides in 48 KiB of shared memory.
-type tune struct{ Block, Items int }
+// 2.1 KiB besides in 48 KiB of shared memory (MinBlocks times that within
+// a multiprocessor's 227 KiB).
+type tune struct{ Block, Items, MinBlocks int }
+
+// Tag is the shape's name: BLOCKxITEMS, and mMINBLOCKS where set.
+func (t tune) Tag() string {
+	if t.MinBlocks > 0 {
+		return fmt.Sprintf("%dx%dm%d", t.Block, t.Items, t.MinBlocks)
+	}
+	return fmt.Sprintf("%dx%d", t.Block, t.Items)
+}
 
 var (
-	tuneKeys  = []tune{{256, 24}, {384, 16}, {384, 20}, {512, 12}}
-	tunePairs = []tune{{256, 18}, {384, 10}}
+	tuneKeys  = []tune{{256, 16, 3}, {256, 16, 4}, {256, 24, 0}, {384, 16, 0}, {384, 16, 2}, {384, 20, 0}, {512, 12, 0}}
+	tunePairs = []tune{{256, 16, 3}, {256, 18, 0}, {384, 10, 0}}
 )
 
 var funcs = template.FuncMap{
@@ -502,7 +512,13 @@ var funcs = template.FuncMap{
 	"shape": func(k typ, block, items int, name string) shape {
 		return shape{K: k, Block: block, Items: items, Name: name}
 	},
-	"pair": func(k, v typ, block, items int, name string) shape { return shape{k, v, block, items, name} },
+	"pair": func(k, v typ, block, items int, name string) shape {
+		return shape{K: k, V: v, Block: block, Items: items, Name: name}
+	},
+	// A uint32 sort's tuned shape: uint32 values with pairs.
+	"tuned": func(k typ, t tune) shape {
+		return shape{K: k, V: k, Block: t.Block, Items: t.Items, MinBlocks: t.MinBlocks, Name: "T" + t.Tag()}
+	},
 }
 
 func main() {
