@@ -2,6 +2,7 @@ package prim
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -287,22 +288,42 @@ func benchSortKeys[K Key](b *testing.B) {
 	})
 }
 
+// BenchmarkSortKeys and BenchmarkSortPairs also run uint32 sorts in
+// each of Onesweep's other shapes (sweepTuneKeys, sweepTunePairs), as
+// uint32-BLOCKxITEMS: one GPU run compares them with the default's.
 func BenchmarkSortKeys(b *testing.B) {
 	b.Run("uint32", benchSortKeys[uint32])
+	benchShapes(b, sweepTuneKeys, "uint32", benchSortKeys[uint32])
 	b.Run("float32", benchSortKeys[float32])
 	b.Run("uint64", benchSortKeys[uint64])
 }
 
+// benchShapes runs f as name-SHAPE for each of shapes (not under sortLSD).
+func benchShapes(b *testing.B, shapes map[string]sweepShape, name string, f func(b *testing.B)) {
+	if sortLSD {
+		return
+	}
+	for _, sh := range slices.Sorted(maps.Keys(shapes)) {
+		b.Run(name+"-"+sh, func(b *testing.B) {
+			defer func(old string) { sweepTune = old }(sweepTune)
+			sweepTune = sh
+			f(b)
+		})
+	}
+}
+
 func BenchmarkSortPairs(b *testing.B) {
 	_, s := newStream(b)
-	b.Run("uint32-uint32", func(b *testing.B) {
+	pairs := func(b *testing.B) {
 		benchEach(b, func(b *testing.B, n int) {
 			k, ko := benchData[uint32](b, s, n, 1), benchData[uint32](b, s, n, 2)
 			v, vo := benchData[uint32](b, s, n, 3), benchData[uint32](b, s, n, 4)
 			b.ReportAllocs()
 			gputest.Benchmark(b, s, func() error { return SortPairs(s, k, ko, v, vo, SortOrder{}) }, gputest.Bytes(16*int64(n)))
 		})
-	})
+	}
+	b.Run("uint32-uint32", pairs)
+	benchShapes(b, sweepTunePairs, "uint32-uint32", pairs)
 }
 
 // BenchmarkSortKeysLSD and BenchmarkSortPairsLSD are the sorts of

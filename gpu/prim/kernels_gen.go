@@ -27,11 +27,11 @@ var goKernelsObject0 string
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "prim",
-	Set:     kernel.NewSet("prim", runLengthsKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel, selectSweepI32Kernel, selectReverseI32Kernel, selectSweepU32Kernel, selectReverseU32Kernel, selectSweepI64Kernel, selectReverseI64Kernel, selectSweepU64Kernel, selectReverseU64Kernel, selectSweepF32Kernel, selectReverseF32Kernel, selectSweepF64Kernel, selectReverseF64Kernel, sortHistI8Kernel, sweepKeysI8Kernel, sortHistU8Kernel, sweepKeysU8Kernel, sortHistI16Kernel, sweepKeysI16Kernel, sortHistU16Kernel, sweepKeysU16Kernel, sortHistI32Kernel, sweepKeysI32Kernel, sortHistU32Kernel, sweepKeysU32Kernel, sortHistI64Kernel, sweepKeysI64Kernel, sortHistU64Kernel, sweepKeysU64Kernel, sortHistF32Kernel, sweepKeysF32Kernel, sortHistF64Kernel, sweepKeysF64Kernel, sweepPairsI32I32Kernel, sweepPairsI32U32Kernel, sweepPairsI32I64Kernel, sweepPairsI32U64Kernel, sweepPairsI32F32Kernel, sweepPairsI32F64Kernel, sweepPairsU32I32Kernel, sweepPairsU32U32Kernel, sweepPairsU32I64Kernel, sweepPairsU32U64Kernel, sweepPairsU32F32Kernel, sweepPairsU32F64Kernel, sweepPairsI64I32Kernel, sweepPairsI64U32Kernel, sweepPairsI64I64Kernel, sweepPairsI64U64Kernel, sweepPairsI64F32Kernel, sweepPairsI64F64Kernel, sweepPairsU64I32Kernel, sweepPairsU64U32Kernel, sweepPairsU64I64Kernel, sweepPairsU64U64Kernel, sweepPairsU64F32Kernel, sweepPairsU64F64Kernel, sweepPairsF32I32Kernel, sweepPairsF32U32Kernel, sweepPairsF32I64Kernel, sweepPairsF32U64Kernel, sweepPairsF32F32Kernel, sweepPairsF32F64Kernel, sweepPairsF64I32Kernel, sweepPairsF64U32Kernel, sweepPairsF64I64Kernel, sweepPairsF64U64Kernel, sweepPairsF64F32Kernel, sweepPairsF64F64Kernel),
+	Set:     kernel.NewSet("prim", runLengthsKernel, sweepScanKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel, sortHistI8Kernel, sweepKeysI8Kernel, sortHistU8Kernel, sweepKeysU8Kernel, sortHistI16Kernel, sweepKeysI16Kernel, sortHistU16Kernel, sweepKeysU16Kernel, sortHistI32Kernel, sweepKeysI32Kernel, sortHistU32Kernel, sweepKeysU32Kernel, sortHistI64Kernel, sweepKeysI64Kernel, sortHistU64Kernel, sweepKeysU64Kernel, sortHistF32Kernel, sweepKeysF32Kernel, sortHistF64Kernel, sweepKeysF64Kernel, sweepPairsI32I32Kernel, sweepPairsI32U32Kernel, sweepPairsI32I64Kernel, sweepPairsI32U64Kernel, sweepPairsI32F32Kernel, sweepPairsI32F64Kernel, sweepPairsU32I32Kernel, sweepPairsU32U32Kernel, sweepPairsU32I64Kernel, sweepPairsU32U64Kernel, sweepPairsU32F32Kernel, sweepPairsU32F64Kernel, sweepPairsI64I32Kernel, sweepPairsI64U32Kernel, sweepPairsI64I64Kernel, sweepPairsI64U64Kernel, sweepPairsI64F32Kernel, sweepPairsI64F64Kernel, sweepPairsU64I32Kernel, sweepPairsU64U32Kernel, sweepPairsU64I64Kernel, sweepPairsU64U64Kernel, sweepPairsU64F32Kernel, sweepPairsU64F64Kernel, sweepPairsF32I32Kernel, sweepPairsF32U32Kernel, sweepPairsF32I64Kernel, sweepPairsF32U64Kernel, sweepPairsF32F32Kernel, sweepPairsF32F64Kernel, sweepPairsF64I32Kernel, sweepPairsF64U32Kernel, sweepPairsF64I64Kernel, sweepPairsF64U64Kernel, sweepPairsF64F32Kernel, sweepPairsF64F64Kernel, sweepKeysU32T256x16m3Kernel, sweepKeysU32T256x16m4Kernel, sweepKeysU32T256x24Kernel, sweepKeysU32T384x16Kernel, sweepKeysU32T384x16m2Kernel, sweepKeysU32T384x20Kernel, sweepKeysU32T512x12Kernel, sweepPairsU32U32T256x16m3Kernel, sweepPairsU32U32T256x18Kernel, sweepPairsU32U32T384x10Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"run_lengths", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "select_sweep_i32", "select_reverse_i32", "select_sweep_u32", "select_reverse_u32", "select_sweep_i64", "select_reverse_i64", "select_sweep_u64", "select_reverse_u64", "select_sweep_f32", "select_reverse_f32", "select_sweep_f64", "select_reverse_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64"},
-	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_select_sweep.go", "kernels_sort.go", "kernels_types.go", "merge.go", "merge_with.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scan_with.go", "scratch.go", "segmented.go", "select.go", "select_dispatch_types.go", "select_sweep.go", "select_types.go", "sort.go", "sort_dispatch_types.go", "sort_onesweep.go", "sort_types.go", "transform.go", "with_device.go"},
-	Objects: []any{gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject0, 24792230, "646f3d71b5ec16e364487a239e8ce089f7d58ad1889d46c0c5bb478f1fc9ec39")},
+	Kernels: []string{"run_lengths", "sweep_scan", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64", "sweep_keys_u32_t256x16m3", "sweep_keys_u32_t256x16m4", "sweep_keys_u32_t256x24", "sweep_keys_u32_t384x16", "sweep_keys_u32_t384x16m2", "sweep_keys_u32_t384x20", "sweep_keys_u32_t512x12", "sweep_pairs_u32_u32_t256x16m3", "sweep_pairs_u32_u32_t256x18", "sweep_pairs_u32_u32_t384x10"},
+	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_sort.go", "kernels_types.go", "merge.go", "merge_with.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scan_with.go", "scratch.go", "segmented.go", "select.go", "sort.go", "sort_dispatch_types.go", "sort_onesweep.go", "sort_types.go", "transform.go", "with_device.go"},
+	Objects: []any{gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject0, 31707752, "0c1a83841e8f48fc66cd5d26bda4dc9f3c865cba527f4d301af603f250f6d9c4")},
 })
 
 // runLengthsArgs is the kernarg layout of run_lengths's C++ entry point.
@@ -94,6 +94,46 @@ func LaunchRunLengths(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, hea
 	return ld.Launch(s, 0, checked, grid, block, sharedMem, &args)
 }
 
+// sweepScanArgs is the kernarg layout of sweep_scan's C++ entry point.
+type sweepScanArgs struct {
+	hist rocr.Ptr[uint32]
+}
+
+// sweepScanKernel runs sweepScan on the cpu agent by loop fission (sweepScanGroup),
+// without coroutines but where kernelimpl.SetCoroutines asks for them.
+var sweepScanKernel = kernel.Define("sweep_scan", func(b *kernel.Block, a *sweepScanArgs) {
+	if kernelimpl.Coroutines() {
+		f := kernelimpl.Frame[sweepScanFrame](b)
+		f.p0 = kernelimpl.ViewRest(b, a.hist)
+		b.Lockstep(func(t kernel.Thread) {
+			f := kernelimpl.FrameOf[sweepScanFrame](t)
+			sweepScan(t, f.p0)
+		})
+		return
+	}
+	sweepScanGroup(b, kernelimpl.ViewRest(b, a.hist))
+}, kernel.MaxThreads(256), kernel.StaticShared(128), kernelimpl.Lockstep())
+
+// LaunchSweepScan launches sweepScan (kernels_sort.go:135) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepScan(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, hist buffer.Array[uint32]) error {
+	if hist == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_scan argument 0 (hist): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 1)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(hist)
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(hist.Len()))
+	}
+	return ld.Launch(s, 1, checked, grid, block, sharedMem, &args)
+}
+
 // reduceI32Args is the kernarg layout of reduce_i32's C++ entry point.
 type reduceI32Args struct {
 	in    rocr.ConstPtr[int32]
@@ -131,7 +171,7 @@ func LaunchReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_i32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 1)
+	ld, checked, err := goKernels.Prepare(s, 2)
 	if err != nil {
 		return err
 	}
@@ -141,7 +181,7 @@ func LaunchReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 1, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 2, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceI32Args is the kernarg layout of arg_reduce_i32's C++ entry point.
@@ -191,7 +231,7 @@ func LaunchArgReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_i32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 2)
+	ld, checked, err := goKernels.Prepare(s, 3)
 	if err != nil {
 		return err
 	}
@@ -201,7 +241,7 @@ func LaunchArgReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 2, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 3, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpI32Args is the kernarg layout of scan_up_i32's C++ entry point.
@@ -241,7 +281,7 @@ func LaunchScanUpI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_i32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 3)
+	ld, checked, err := goKernels.Prepare(s, 4)
 	if err != nil {
 		return err
 	}
@@ -251,7 +291,7 @@ func LaunchScanUpI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 3, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
 }
 
 // scanI32Args is the kernarg layout of scan_i32's C++ entry point.
@@ -300,7 +340,7 @@ func LaunchScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_i32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 4)
+	ld, checked, err := goKernels.Prepare(s, 5)
 	if err != nil {
 		return err
 	}
@@ -310,7 +350,7 @@ func LaunchScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 4, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBI32Args is the kernarg layout of scan_lbi32's C++ entry point.
@@ -362,7 +402,7 @@ func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 4 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 5)
+	ld, checked, err := goKernels.Prepare(s, 6)
 	if err != nil {
 		return err
 	}
@@ -372,7 +412,7 @@ func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 5, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
 }
 
 // unaryI32Args is the kernarg layout of unary_i32's C++ entry point.
@@ -422,7 +462,7 @@ func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_i32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 6)
+	ld, checked, err := goKernels.Prepare(s, 7)
 	if err != nil {
 		return err
 	}
@@ -432,7 +472,7 @@ func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
 }
 
 // binaryI32Args is the kernarg layout of binary_i32's C++ entry point.
@@ -485,7 +525,7 @@ func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_i32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 7)
+	ld, checked, err := goKernels.Prepare(s, 8)
 	if err != nil {
 		return err
 	}
@@ -495,7 +535,7 @@ func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceI32Args is the kernarg layout of seg_reduce_i32's C++ entry point.
@@ -543,7 +583,7 @@ func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 8)
+	ld, checked, err := goKernels.Prepare(s, 9)
 	if err != nil {
 		return err
 	}
@@ -553,7 +593,7 @@ func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountI32Args is the kernarg layout of select_count_i32's C++ entry point.
@@ -600,7 +640,7 @@ func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i32 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 9)
+	ld, checked, err := goKernels.Prepare(s, 10)
 	if err != nil {
 		return err
 	}
@@ -610,7 +650,7 @@ func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterI32Args is the kernarg layout of select_scatter_i32's C++ entry point.
@@ -685,7 +725,7 @@ func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 10)
+	ld, checked, err := goKernels.Prepare(s, 11)
 	if err != nil {
 		return err
 	}
@@ -695,7 +735,7 @@ func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
 }
 
 // segScanI32Args is the kernarg layout of seg_scan_i32's C++ entry point.
@@ -759,7 +799,7 @@ func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 11)
+	ld, checked, err := goKernels.Prepare(s, 12)
 	if err != nil {
 		return err
 	}
@@ -769,7 +809,7 @@ func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
 }
 
 // reduceU32Args is the kernarg layout of reduce_u32's C++ entry point.
@@ -809,7 +849,7 @@ func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_u32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 12)
+	ld, checked, err := goKernels.Prepare(s, 13)
 	if err != nil {
 		return err
 	}
@@ -819,7 +859,7 @@ func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceU32Args is the kernarg layout of arg_reduce_u32's C++ entry point.
@@ -869,7 +909,7 @@ func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_u32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 13)
+	ld, checked, err := goKernels.Prepare(s, 14)
 	if err != nil {
 		return err
 	}
@@ -879,7 +919,7 @@ func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpU32Args is the kernarg layout of scan_up_u32's C++ entry point.
@@ -919,7 +959,7 @@ func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_u32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 14)
+	ld, checked, err := goKernels.Prepare(s, 15)
 	if err != nil {
 		return err
 	}
@@ -929,7 +969,7 @@ func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
 }
 
 // scanU32Args is the kernarg layout of scan_u32's C++ entry point.
@@ -978,7 +1018,7 @@ func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_u32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 15)
+	ld, checked, err := goKernels.Prepare(s, 16)
 	if err != nil {
 		return err
 	}
@@ -988,7 +1028,7 @@ func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBU32Args is the kernarg layout of scan_lbu32's C++ entry point.
@@ -1040,7 +1080,7 @@ func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 4 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 16)
+	ld, checked, err := goKernels.Prepare(s, 17)
 	if err != nil {
 		return err
 	}
@@ -1050,7 +1090,7 @@ func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
 }
 
 // unaryU32Args is the kernarg layout of unary_u32's C++ entry point.
@@ -1100,7 +1140,7 @@ func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_u32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 17)
+	ld, checked, err := goKernels.Prepare(s, 18)
 	if err != nil {
 		return err
 	}
@@ -1110,7 +1150,7 @@ func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
 }
 
 // binaryU32Args is the kernarg layout of binary_u32's C++ entry point.
@@ -1163,7 +1203,7 @@ func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_u32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 18)
+	ld, checked, err := goKernels.Prepare(s, 19)
 	if err != nil {
 		return err
 	}
@@ -1173,7 +1213,7 @@ func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceU32Args is the kernarg layout of seg_reduce_u32's C++ entry point.
@@ -1221,7 +1261,7 @@ func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 19)
+	ld, checked, err := goKernels.Prepare(s, 20)
 	if err != nil {
 		return err
 	}
@@ -1231,7 +1271,7 @@ func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountU32Args is the kernarg layout of select_count_u32's C++ entry point.
@@ -1278,7 +1318,7 @@ func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u32 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 20)
+	ld, checked, err := goKernels.Prepare(s, 21)
 	if err != nil {
 		return err
 	}
@@ -1288,7 +1328,7 @@ func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterU32Args is the kernarg layout of select_scatter_u32's C++ entry point.
@@ -1363,7 +1403,7 @@ func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 21)
+	ld, checked, err := goKernels.Prepare(s, 22)
 	if err != nil {
 		return err
 	}
@@ -1373,7 +1413,7 @@ func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
 }
 
 // segScanU32Args is the kernarg layout of seg_scan_u32's C++ entry point.
@@ -1437,7 +1477,7 @@ func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 22)
+	ld, checked, err := goKernels.Prepare(s, 23)
 	if err != nil {
 		return err
 	}
@@ -1447,7 +1487,7 @@ func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 23, checked, grid, block, sharedMem, &args)
 }
 
 // reduceI64Args is the kernarg layout of reduce_i64's C++ entry point.
@@ -1487,7 +1527,7 @@ func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_i64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 23)
+	ld, checked, err := goKernels.Prepare(s, 24)
 	if err != nil {
 		return err
 	}
@@ -1497,7 +1537,7 @@ func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 23, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 24, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceI64Args is the kernarg layout of arg_reduce_i64's C++ entry point.
@@ -1547,7 +1587,7 @@ func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_i64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 24)
+	ld, checked, err := goKernels.Prepare(s, 25)
 	if err != nil {
 		return err
 	}
@@ -1557,7 +1597,7 @@ func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 24, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 25, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpI64Args is the kernarg layout of scan_up_i64's C++ entry point.
@@ -1597,7 +1637,7 @@ func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_i64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 25)
+	ld, checked, err := goKernels.Prepare(s, 26)
 	if err != nil {
 		return err
 	}
@@ -1607,7 +1647,7 @@ func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 25, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 26, checked, grid, block, sharedMem, &args)
 }
 
 // scanI64Args is the kernarg layout of scan_i64's C++ entry point.
@@ -1656,7 +1696,7 @@ func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_i64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 26)
+	ld, checked, err := goKernels.Prepare(s, 27)
 	if err != nil {
 		return err
 	}
@@ -1666,7 +1706,7 @@ func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 26, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBI64Args is the kernarg layout of scan_lbi64's C++ entry point.
@@ -1718,7 +1758,7 @@ func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 4 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 27)
+	ld, checked, err := goKernels.Prepare(s, 28)
 	if err != nil {
 		return err
 	}
@@ -1728,7 +1768,7 @@ func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 28, checked, grid, block, sharedMem, &args)
 }
 
 // unaryI64Args is the kernarg layout of unary_i64's C++ entry point.
@@ -1778,7 +1818,7 @@ func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_i64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 28)
+	ld, checked, err := goKernels.Prepare(s, 29)
 	if err != nil {
 		return err
 	}
@@ -1788,7 +1828,7 @@ func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 28, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 29, checked, grid, block, sharedMem, &args)
 }
 
 // binaryI64Args is the kernarg layout of binary_i64's C++ entry point.
@@ -1841,7 +1881,7 @@ func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_i64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 29)
+	ld, checked, err := goKernels.Prepare(s, 30)
 	if err != nil {
 		return err
 	}
@@ -1851,7 +1891,7 @@ func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 29, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 30, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceI64Args is the kernarg layout of seg_reduce_i64's C++ entry point.
@@ -1899,7 +1939,7 @@ func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 30)
+	ld, checked, err := goKernels.Prepare(s, 31)
 	if err != nil {
 		return err
 	}
@@ -1909,7 +1949,7 @@ func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 30, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 31, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountI64Args is the kernarg layout of select_count_i64's C++ entry point.
@@ -1956,7 +1996,7 @@ func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i64 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 31)
+	ld, checked, err := goKernels.Prepare(s, 32)
 	if err != nil {
 		return err
 	}
@@ -1966,7 +2006,7 @@ func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 31, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 32, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterI64Args is the kernarg layout of select_scatter_i64's C++ entry point.
@@ -2041,7 +2081,7 @@ func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 32)
+	ld, checked, err := goKernels.Prepare(s, 33)
 	if err != nil {
 		return err
 	}
@@ -2051,7 +2091,7 @@ func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 32, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 33, checked, grid, block, sharedMem, &args)
 }
 
 // segScanI64Args is the kernarg layout of seg_scan_i64's C++ entry point.
@@ -2115,7 +2155,7 @@ func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 33)
+	ld, checked, err := goKernels.Prepare(s, 34)
 	if err != nil {
 		return err
 	}
@@ -2125,7 +2165,7 @@ func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 33, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 34, checked, grid, block, sharedMem, &args)
 }
 
 // reduceU64Args is the kernarg layout of reduce_u64's C++ entry point.
@@ -2165,7 +2205,7 @@ func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_u64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 34)
+	ld, checked, err := goKernels.Prepare(s, 35)
 	if err != nil {
 		return err
 	}
@@ -2175,7 +2215,7 @@ func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 34, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 35, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceU64Args is the kernarg layout of arg_reduce_u64's C++ entry point.
@@ -2225,7 +2265,7 @@ func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_u64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 35)
+	ld, checked, err := goKernels.Prepare(s, 36)
 	if err != nil {
 		return err
 	}
@@ -2235,7 +2275,7 @@ func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 35, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 36, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpU64Args is the kernarg layout of scan_up_u64's C++ entry point.
@@ -2275,7 +2315,7 @@ func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_u64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 36)
+	ld, checked, err := goKernels.Prepare(s, 37)
 	if err != nil {
 		return err
 	}
@@ -2285,7 +2325,7 @@ func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 36, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 37, checked, grid, block, sharedMem, &args)
 }
 
 // scanU64Args is the kernarg layout of scan_u64's C++ entry point.
@@ -2334,7 +2374,7 @@ func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_u64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 37)
+	ld, checked, err := goKernels.Prepare(s, 38)
 	if err != nil {
 		return err
 	}
@@ -2344,7 +2384,7 @@ func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 37, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBU64Args is the kernarg layout of scan_lbu64's C++ entry point.
@@ -2396,7 +2436,7 @@ func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 4 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 38)
+	ld, checked, err := goKernels.Prepare(s, 39)
 	if err != nil {
 		return err
 	}
@@ -2406,7 +2446,7 @@ func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 39, checked, grid, block, sharedMem, &args)
 }
 
 // unaryU64Args is the kernarg layout of unary_u64's C++ entry point.
@@ -2456,7 +2496,7 @@ func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_u64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 39)
+	ld, checked, err := goKernels.Prepare(s, 40)
 	if err != nil {
 		return err
 	}
@@ -2466,7 +2506,7 @@ func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 39, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 40, checked, grid, block, sharedMem, &args)
 }
 
 // binaryU64Args is the kernarg layout of binary_u64's C++ entry point.
@@ -2519,7 +2559,7 @@ func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_u64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 40)
+	ld, checked, err := goKernels.Prepare(s, 41)
 	if err != nil {
 		return err
 	}
@@ -2529,7 +2569,7 @@ func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 40, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 41, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceU64Args is the kernarg layout of seg_reduce_u64's C++ entry point.
@@ -2577,7 +2617,7 @@ func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 41)
+	ld, checked, err := goKernels.Prepare(s, 42)
 	if err != nil {
 		return err
 	}
@@ -2587,7 +2627,7 @@ func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 41, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 42, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountU64Args is the kernarg layout of select_count_u64's C++ entry point.
@@ -2634,7 +2674,7 @@ func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u64 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 42)
+	ld, checked, err := goKernels.Prepare(s, 43)
 	if err != nil {
 		return err
 	}
@@ -2644,7 +2684,7 @@ func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 42, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 43, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterU64Args is the kernarg layout of select_scatter_u64's C++ entry point.
@@ -2719,7 +2759,7 @@ func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 43)
+	ld, checked, err := goKernels.Prepare(s, 44)
 	if err != nil {
 		return err
 	}
@@ -2729,7 +2769,7 @@ func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 43, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 44, checked, grid, block, sharedMem, &args)
 }
 
 // segScanU64Args is the kernarg layout of seg_scan_u64's C++ entry point.
@@ -2793,7 +2833,7 @@ func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 44)
+	ld, checked, err := goKernels.Prepare(s, 45)
 	if err != nil {
 		return err
 	}
@@ -2803,7 +2843,7 @@ func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 44, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 45, checked, grid, block, sharedMem, &args)
 }
 
 // reduceF32Args is the kernarg layout of reduce_f32's C++ entry point.
@@ -2843,7 +2883,7 @@ func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 45)
+	ld, checked, err := goKernels.Prepare(s, 46)
 	if err != nil {
 		return err
 	}
@@ -2853,7 +2893,7 @@ func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 45, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 46, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceF32Args is the kernarg layout of arg_reduce_f32's C++ entry point.
@@ -2903,7 +2943,7 @@ func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_f32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 46)
+	ld, checked, err := goKernels.Prepare(s, 47)
 	if err != nil {
 		return err
 	}
@@ -2913,7 +2953,7 @@ func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 46, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 47, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpF32Args is the kernarg layout of scan_up_f32's C++ entry point.
@@ -2953,7 +2993,7 @@ func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_f32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 47)
+	ld, checked, err := goKernels.Prepare(s, 48)
 	if err != nil {
 		return err
 	}
@@ -2963,7 +3003,7 @@ func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 47, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 48, checked, grid, block, sharedMem, &args)
 }
 
 // scanF32Args is the kernarg layout of scan_f32's C++ entry point.
@@ -3012,7 +3052,7 @@ func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_f32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 48)
+	ld, checked, err := goKernels.Prepare(s, 49)
 	if err != nil {
 		return err
 	}
@@ -3022,7 +3062,7 @@ func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 48, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBF32Args is the kernarg layout of scan_lbf32's C++ entry point.
@@ -3074,7 +3114,7 @@ func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 4 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 49)
+	ld, checked, err := goKernels.Prepare(s, 50)
 	if err != nil {
 		return err
 	}
@@ -3084,7 +3124,7 @@ func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 50, checked, grid, block, sharedMem, &args)
 }
 
 // unaryF32Args is the kernarg layout of unary_f32's C++ entry point.
@@ -3134,7 +3174,7 @@ func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_f32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 50)
+	ld, checked, err := goKernels.Prepare(s, 51)
 	if err != nil {
 		return err
 	}
@@ -3144,7 +3184,7 @@ func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 50, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 51, checked, grid, block, sharedMem, &args)
 }
 
 // binaryF32Args is the kernarg layout of binary_f32's C++ entry point.
@@ -3197,7 +3237,7 @@ func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_f32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 51)
+	ld, checked, err := goKernels.Prepare(s, 52)
 	if err != nil {
 		return err
 	}
@@ -3207,7 +3247,7 @@ func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 51, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 52, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceF32Args is the kernarg layout of seg_reduce_f32's C++ entry point.
@@ -3255,7 +3295,7 @@ func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 52)
+	ld, checked, err := goKernels.Prepare(s, 53)
 	if err != nil {
 		return err
 	}
@@ -3265,7 +3305,7 @@ func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 52, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 53, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountF32Args is the kernarg layout of select_count_f32's C++ entry point.
@@ -3312,7 +3352,7 @@ func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f32 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 53)
+	ld, checked, err := goKernels.Prepare(s, 54)
 	if err != nil {
 		return err
 	}
@@ -3322,7 +3362,7 @@ func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 53, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 54, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterF32Args is the kernarg layout of select_scatter_f32's C++ entry point.
@@ -3397,7 +3437,7 @@ func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 54)
+	ld, checked, err := goKernels.Prepare(s, 55)
 	if err != nil {
 		return err
 	}
@@ -3407,7 +3447,7 @@ func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 54, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 55, checked, grid, block, sharedMem, &args)
 }
 
 // segScanF32Args is the kernarg layout of seg_scan_f32's C++ entry point.
@@ -3471,7 +3511,7 @@ func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 55)
+	ld, checked, err := goKernels.Prepare(s, 56)
 	if err != nil {
 		return err
 	}
@@ -3481,7 +3521,7 @@ func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 55, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 56, checked, grid, block, sharedMem, &args)
 }
 
 // reduceF64Args is the kernarg layout of reduce_f64's C++ entry point.
@@ -3521,7 +3561,7 @@ func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 56)
+	ld, checked, err := goKernels.Prepare(s, 57)
 	if err != nil {
 		return err
 	}
@@ -3531,7 +3571,7 @@ func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 56, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 57, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceF64Args is the kernarg layout of arg_reduce_f64's C++ entry point.
@@ -3581,7 +3621,7 @@ func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_f64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 57)
+	ld, checked, err := goKernels.Prepare(s, 58)
 	if err != nil {
 		return err
 	}
@@ -3591,7 +3631,7 @@ func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 57, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 58, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpF64Args is the kernarg layout of scan_up_f64's C++ entry point.
@@ -3631,7 +3671,7 @@ func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_f64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 58)
+	ld, checked, err := goKernels.Prepare(s, 59)
 	if err != nil {
 		return err
 	}
@@ -3641,7 +3681,7 @@ func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 58, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 59, checked, grid, block, sharedMem, &args)
 }
 
 // scanF64Args is the kernarg layout of scan_f64's C++ entry point.
@@ -3690,7 +3730,7 @@ func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_f64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 59)
+	ld, checked, err := goKernels.Prepare(s, 60)
 	if err != nil {
 		return err
 	}
@@ -3700,7 +3740,7 @@ func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 59, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBF64Args is the kernarg layout of scan_lbf64's C++ entry point.
@@ -3752,7 +3792,7 @@ func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 4 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 60)
+	ld, checked, err := goKernels.Prepare(s, 61)
 	if err != nil {
 		return err
 	}
@@ -3762,7 +3802,7 @@ func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 61, checked, grid, block, sharedMem, &args)
 }
 
 // unaryF64Args is the kernarg layout of unary_f64's C++ entry point.
@@ -3812,7 +3852,7 @@ func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_f64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 61)
+	ld, checked, err := goKernels.Prepare(s, 62)
 	if err != nil {
 		return err
 	}
@@ -3822,7 +3862,7 @@ func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 61, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 62, checked, grid, block, sharedMem, &args)
 }
 
 // binaryF64Args is the kernarg layout of binary_f64's C++ entry point.
@@ -3875,7 +3915,7 @@ func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_f64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 62)
+	ld, checked, err := goKernels.Prepare(s, 63)
 	if err != nil {
 		return err
 	}
@@ -3885,7 +3925,7 @@ func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 62, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 63, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceF64Args is the kernarg layout of seg_reduce_f64's C++ entry point.
@@ -3933,7 +3973,7 @@ func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 63)
+	ld, checked, err := goKernels.Prepare(s, 64)
 	if err != nil {
 		return err
 	}
@@ -3943,7 +3983,7 @@ func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 63, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 64, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountF64Args is the kernarg layout of select_count_f64's C++ entry point.
@@ -3990,7 +4030,7 @@ func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f64 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 64)
+	ld, checked, err := goKernels.Prepare(s, 65)
 	if err != nil {
 		return err
 	}
@@ -4000,7 +4040,7 @@ func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 64, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 65, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterF64Args is the kernarg layout of select_scatter_f64's C++ entry point.
@@ -4075,7 +4115,7 @@ func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 65)
+	ld, checked, err := goKernels.Prepare(s, 66)
 	if err != nil {
 		return err
 	}
@@ -4085,7 +4125,7 @@ func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 65, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 66, checked, grid, block, sharedMem, &args)
 }
 
 // segScanF64Args is the kernarg layout of seg_scan_f64's C++ entry point.
@@ -4149,7 +4189,7 @@ func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 66)
+	ld, checked, err := goKernels.Prepare(s, 67)
 	if err != nil {
 		return err
 	}
@@ -4159,7 +4199,7 @@ func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 66, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 67, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU8Args is the kernarg layout of histogram_u8's C++ entry point.
@@ -4212,7 +4252,7 @@ func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sa
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 67)
+	ld, checked, err := goKernels.Prepare(s, 68)
 	if err != nil {
 		return err
 	}
@@ -4222,7 +4262,7 @@ func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sa
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 67, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 68, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU16Args is the kernarg layout of histogram_u16's C++ entry point.
@@ -4275,7 +4315,7 @@ func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 68)
+	ld, checked, err := goKernels.Prepare(s, 69)
 	if err != nil {
 		return err
 	}
@@ -4285,7 +4325,7 @@ func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 68, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 69, checked, grid, block, sharedMem, &args)
 }
 
 // histogramI32Args is the kernarg layout of histogram_i32's C++ entry point.
@@ -4338,7 +4378,7 @@ func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_i32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 69)
+	ld, checked, err := goKernels.Prepare(s, 70)
 	if err != nil {
 		return err
 	}
@@ -4348,7 +4388,7 @@ func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 69, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 70, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU32Args is the kernarg layout of histogram_u32's C++ entry point.
@@ -4401,7 +4441,7 @@ func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 70)
+	ld, checked, err := goKernels.Prepare(s, 71)
 	if err != nil {
 		return err
 	}
@@ -4411,7 +4451,7 @@ func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 70, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 71, checked, grid, block, sharedMem, &args)
 }
 
 // histogramF32Args is the kernarg layout of histogram_f32's C++ entry point.
@@ -4464,7 +4504,7 @@ func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_f32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 71)
+	ld, checked, err := goKernels.Prepare(s, 72)
 	if err != nil {
 		return err
 	}
@@ -4474,7 +4514,7 @@ func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 71, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 72, checked, grid, block, sharedMem, &args)
 }
 
 // histogramF64Args is the kernarg layout of histogram_f64's C++ entry point.
@@ -4527,7 +4567,7 @@ func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_f64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 72)
+	ld, checked, err := goKernels.Prepare(s, 73)
 	if err != nil {
 		return err
 	}
@@ -4537,7 +4577,7 @@ func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 72, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 73, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI8Args is the kernarg layout of sort_count_i8's C++ entry point.
@@ -4581,7 +4621,7 @@ func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i8 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 73)
+	ld, checked, err := goKernels.Prepare(s, 74)
 	if err != nil {
 		return err
 	}
@@ -4591,7 +4631,7 @@ func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 73, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 74, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI8Args is the kernarg layout of sort_keys_i8's C++ entry point.
@@ -4640,7 +4680,7 @@ func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i8 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 74)
+	ld, checked, err := goKernels.Prepare(s, 75)
 	if err != nil {
 		return err
 	}
@@ -4650,7 +4690,7 @@ func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 74, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI8Args is the kernarg layout of key_heads_i8's C++ entry point.
@@ -4694,7 +4734,7 @@ func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i8 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 75)
+	ld, checked, err := goKernels.Prepare(s, 76)
 	if err != nil {
 		return err
 	}
@@ -4704,7 +4744,7 @@ func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI8Args is the kernarg layout of merge_block_i8's C++ entry point.
@@ -4751,7 +4791,7 @@ func LaunchMergeBlockI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i8 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 76)
+	ld, checked, err := goKernels.Prepare(s, 77)
 	if err != nil {
 		return err
 	}
@@ -4761,7 +4801,7 @@ func LaunchMergeBlockI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI8Args is the kernarg layout of merge_pass_i8's C++ entry point.
@@ -4816,7 +4856,7 @@ func LaunchMergePassI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i8 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 77)
+	ld, checked, err := goKernels.Prepare(s, 78)
 	if err != nil {
 		return err
 	}
@@ -4826,7 +4866,7 @@ func LaunchMergePassI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU8Args is the kernarg layout of sort_count_u8's C++ entry point.
@@ -4870,7 +4910,7 @@ func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u8 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 78)
+	ld, checked, err := goKernels.Prepare(s, 79)
 	if err != nil {
 		return err
 	}
@@ -4880,7 +4920,7 @@ func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU8Args is the kernarg layout of sort_keys_u8's C++ entry point.
@@ -4929,7 +4969,7 @@ func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u8 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 79)
+	ld, checked, err := goKernels.Prepare(s, 80)
 	if err != nil {
 		return err
 	}
@@ -4939,7 +4979,7 @@ func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU8Args is the kernarg layout of key_heads_u8's C++ entry point.
@@ -4983,7 +5023,7 @@ func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u8 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 80)
+	ld, checked, err := goKernels.Prepare(s, 81)
 	if err != nil {
 		return err
 	}
@@ -4993,7 +5033,7 @@ func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU8Args is the kernarg layout of merge_block_u8's C++ entry point.
@@ -5040,7 +5080,7 @@ func LaunchMergeBlockU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u8 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 81)
+	ld, checked, err := goKernels.Prepare(s, 82)
 	if err != nil {
 		return err
 	}
@@ -5050,7 +5090,7 @@ func LaunchMergeBlockU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU8Args is the kernarg layout of merge_pass_u8's C++ entry point.
@@ -5105,7 +5145,7 @@ func LaunchMergePassU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u8 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 82)
+	ld, checked, err := goKernels.Prepare(s, 83)
 	if err != nil {
 		return err
 	}
@@ -5115,7 +5155,7 @@ func LaunchMergePassU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 83, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI16Args is the kernarg layout of sort_count_i16's C++ entry point.
@@ -5159,7 +5199,7 @@ func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i16 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 83)
+	ld, checked, err := goKernels.Prepare(s, 84)
 	if err != nil {
 		return err
 	}
@@ -5169,7 +5209,7 @@ func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 83, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 84, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI16Args is the kernarg layout of sort_keys_i16's C++ entry point.
@@ -5218,7 +5258,7 @@ func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i16 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 84)
+	ld, checked, err := goKernels.Prepare(s, 85)
 	if err != nil {
 		return err
 	}
@@ -5228,7 +5268,7 @@ func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 84, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 85, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI16Args is the kernarg layout of key_heads_i16's C++ entry point.
@@ -5272,7 +5312,7 @@ func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i16 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 85)
+	ld, checked, err := goKernels.Prepare(s, 86)
 	if err != nil {
 		return err
 	}
@@ -5282,7 +5322,7 @@ func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 85, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 86, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI16Args is the kernarg layout of merge_block_i16's C++ entry point.
@@ -5329,7 +5369,7 @@ func LaunchMergeBlockI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i16 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 86)
+	ld, checked, err := goKernels.Prepare(s, 87)
 	if err != nil {
 		return err
 	}
@@ -5339,7 +5379,7 @@ func LaunchMergeBlockI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 86, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 87, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI16Args is the kernarg layout of merge_pass_i16's C++ entry point.
@@ -5394,7 +5434,7 @@ func LaunchMergePassI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i16 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 87)
+	ld, checked, err := goKernels.Prepare(s, 88)
 	if err != nil {
 		return err
 	}
@@ -5404,7 +5444,7 @@ func LaunchMergePassI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 87, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 88, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU16Args is the kernarg layout of sort_count_u16's C++ entry point.
@@ -5448,7 +5488,7 @@ func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u16 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 88)
+	ld, checked, err := goKernels.Prepare(s, 89)
 	if err != nil {
 		return err
 	}
@@ -5458,7 +5498,7 @@ func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 88, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 89, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU16Args is the kernarg layout of sort_keys_u16's C++ entry point.
@@ -5507,7 +5547,7 @@ func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u16 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 89)
+	ld, checked, err := goKernels.Prepare(s, 90)
 	if err != nil {
 		return err
 	}
@@ -5517,7 +5557,7 @@ func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 89, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 90, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU16Args is the kernarg layout of key_heads_u16's C++ entry point.
@@ -5561,7 +5601,7 @@ func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u16 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 90)
+	ld, checked, err := goKernels.Prepare(s, 91)
 	if err != nil {
 		return err
 	}
@@ -5571,7 +5611,7 @@ func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 90, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 91, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU16Args is the kernarg layout of merge_block_u16's C++ entry point.
@@ -5618,7 +5658,7 @@ func LaunchMergeBlockU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u16 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 91)
+	ld, checked, err := goKernels.Prepare(s, 92)
 	if err != nil {
 		return err
 	}
@@ -5628,7 +5668,7 @@ func LaunchMergeBlockU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 91, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 92, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU16Args is the kernarg layout of merge_pass_u16's C++ entry point.
@@ -5683,7 +5723,7 @@ func LaunchMergePassU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u16 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 92)
+	ld, checked, err := goKernels.Prepare(s, 93)
 	if err != nil {
 		return err
 	}
@@ -5693,7 +5733,7 @@ func LaunchMergePassU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 92, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 93, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI32Args is the kernarg layout of sort_count_i32's C++ entry point.
@@ -5737,7 +5777,7 @@ func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 93)
+	ld, checked, err := goKernels.Prepare(s, 94)
 	if err != nil {
 		return err
 	}
@@ -5747,7 +5787,7 @@ func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 93, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 94, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI32Args is the kernarg layout of sort_keys_i32's C++ entry point.
@@ -5796,7 +5836,7 @@ func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 94)
+	ld, checked, err := goKernels.Prepare(s, 95)
 	if err != nil {
 		return err
 	}
@@ -5806,7 +5846,7 @@ func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 94, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 95, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI32Args is the kernarg layout of key_heads_i32's C++ entry point.
@@ -5850,7 +5890,7 @@ func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 95)
+	ld, checked, err := goKernels.Prepare(s, 96)
 	if err != nil {
 		return err
 	}
@@ -5860,7 +5900,7 @@ func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 95, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 96, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI32Args is the kernarg layout of merge_block_i32's C++ entry point.
@@ -5907,7 +5947,7 @@ func LaunchMergeBlockI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i32 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 96)
+	ld, checked, err := goKernels.Prepare(s, 97)
 	if err != nil {
 		return err
 	}
@@ -5917,7 +5957,7 @@ func LaunchMergeBlockI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 96, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 97, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI32Args is the kernarg layout of merge_pass_i32's C++ entry point.
@@ -5972,7 +6012,7 @@ func LaunchMergePassI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i32 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 97)
+	ld, checked, err := goKernels.Prepare(s, 98)
 	if err != nil {
 		return err
 	}
@@ -5982,7 +6022,7 @@ func LaunchMergePassI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 97, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 98, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU32Args is the kernarg layout of sort_count_u32's C++ entry point.
@@ -6026,7 +6066,7 @@ func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 98)
+	ld, checked, err := goKernels.Prepare(s, 99)
 	if err != nil {
 		return err
 	}
@@ -6036,7 +6076,7 @@ func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 98, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 99, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU32Args is the kernarg layout of sort_keys_u32's C++ entry point.
@@ -6085,7 +6125,7 @@ func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 99)
+	ld, checked, err := goKernels.Prepare(s, 100)
 	if err != nil {
 		return err
 	}
@@ -6095,7 +6135,7 @@ func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 99, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 100, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU32Args is the kernarg layout of key_heads_u32's C++ entry point.
@@ -6139,7 +6179,7 @@ func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 100)
+	ld, checked, err := goKernels.Prepare(s, 101)
 	if err != nil {
 		return err
 	}
@@ -6149,7 +6189,7 @@ func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 100, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 101, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU32Args is the kernarg layout of merge_block_u32's C++ entry point.
@@ -6196,7 +6236,7 @@ func LaunchMergeBlockU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u32 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 101)
+	ld, checked, err := goKernels.Prepare(s, 102)
 	if err != nil {
 		return err
 	}
@@ -6206,7 +6246,7 @@ func LaunchMergeBlockU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 101, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 102, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU32Args is the kernarg layout of merge_pass_u32's C++ entry point.
@@ -6261,7 +6301,7 @@ func LaunchMergePassU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u32 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 102)
+	ld, checked, err := goKernels.Prepare(s, 103)
 	if err != nil {
 		return err
 	}
@@ -6271,7 +6311,7 @@ func LaunchMergePassU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 102, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 103, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI64Args is the kernarg layout of sort_count_i64's C++ entry point.
@@ -6315,7 +6355,7 @@ func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 103)
+	ld, checked, err := goKernels.Prepare(s, 104)
 	if err != nil {
 		return err
 	}
@@ -6325,7 +6365,7 @@ func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 103, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 104, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI64Args is the kernarg layout of sort_keys_i64's C++ entry point.
@@ -6374,7 +6414,7 @@ func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 104)
+	ld, checked, err := goKernels.Prepare(s, 105)
 	if err != nil {
 		return err
 	}
@@ -6384,7 +6424,7 @@ func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 104, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 105, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI64Args is the kernarg layout of key_heads_i64's C++ entry point.
@@ -6428,7 +6468,7 @@ func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 105)
+	ld, checked, err := goKernels.Prepare(s, 106)
 	if err != nil {
 		return err
 	}
@@ -6438,7 +6478,7 @@ func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 105, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 106, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI64Args is the kernarg layout of merge_block_i64's C++ entry point.
@@ -6485,7 +6525,7 @@ func LaunchMergeBlockI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i64 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 106)
+	ld, checked, err := goKernels.Prepare(s, 107)
 	if err != nil {
 		return err
 	}
@@ -6495,7 +6535,7 @@ func LaunchMergeBlockI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 106, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 107, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI64Args is the kernarg layout of merge_pass_i64's C++ entry point.
@@ -6550,7 +6590,7 @@ func LaunchMergePassI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i64 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 107)
+	ld, checked, err := goKernels.Prepare(s, 108)
 	if err != nil {
 		return err
 	}
@@ -6560,7 +6600,7 @@ func LaunchMergePassI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 107, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 108, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU64Args is the kernarg layout of sort_count_u64's C++ entry point.
@@ -6604,7 +6644,7 @@ func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 108)
+	ld, checked, err := goKernels.Prepare(s, 109)
 	if err != nil {
 		return err
 	}
@@ -6614,7 +6654,7 @@ func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 108, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 109, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU64Args is the kernarg layout of sort_keys_u64's C++ entry point.
@@ -6663,7 +6703,7 @@ func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 109)
+	ld, checked, err := goKernels.Prepare(s, 110)
 	if err != nil {
 		return err
 	}
@@ -6673,7 +6713,7 @@ func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 109, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 110, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU64Args is the kernarg layout of key_heads_u64's C++ entry point.
@@ -6717,7 +6757,7 @@ func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 110)
+	ld, checked, err := goKernels.Prepare(s, 111)
 	if err != nil {
 		return err
 	}
@@ -6727,7 +6767,7 @@ func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 110, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 111, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU64Args is the kernarg layout of merge_block_u64's C++ entry point.
@@ -6774,7 +6814,7 @@ func LaunchMergeBlockU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u64 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 111)
+	ld, checked, err := goKernels.Prepare(s, 112)
 	if err != nil {
 		return err
 	}
@@ -6784,7 +6824,7 @@ func LaunchMergeBlockU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 111, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 112, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU64Args is the kernarg layout of merge_pass_u64's C++ entry point.
@@ -6839,7 +6879,7 @@ func LaunchMergePassU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u64 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 112)
+	ld, checked, err := goKernels.Prepare(s, 113)
 	if err != nil {
 		return err
 	}
@@ -6849,7 +6889,7 @@ func LaunchMergePassU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 112, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 113, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountF32Args is the kernarg layout of sort_count_f32's C++ entry point.
@@ -6893,7 +6933,7 @@ func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_f32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 113)
+	ld, checked, err := goKernels.Prepare(s, 114)
 	if err != nil {
 		return err
 	}
@@ -6903,7 +6943,7 @@ func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 113, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 114, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysF32Args is the kernarg layout of sort_keys_f32's C++ entry point.
@@ -6952,7 +6992,7 @@ func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_f32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 114)
+	ld, checked, err := goKernels.Prepare(s, 115)
 	if err != nil {
 		return err
 	}
@@ -6962,7 +7002,7 @@ func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 114, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 115, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsF32Args is the kernarg layout of key_heads_f32's C++ entry point.
@@ -7006,7 +7046,7 @@ func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 115)
+	ld, checked, err := goKernels.Prepare(s, 116)
 	if err != nil {
 		return err
 	}
@@ -7016,7 +7056,7 @@ func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 115, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 116, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockF32Args is the kernarg layout of merge_block_f32's C++ entry point.
@@ -7063,7 +7103,7 @@ func LaunchMergeBlockF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_f32 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 116)
+	ld, checked, err := goKernels.Prepare(s, 117)
 	if err != nil {
 		return err
 	}
@@ -7073,7 +7113,7 @@ func LaunchMergeBlockF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 116, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 117, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassF32Args is the kernarg layout of merge_pass_f32's C++ entry point.
@@ -7128,7 +7168,7 @@ func LaunchMergePassF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f32 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 117)
+	ld, checked, err := goKernels.Prepare(s, 118)
 	if err != nil {
 		return err
 	}
@@ -7138,7 +7178,7 @@ func LaunchMergePassF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 117, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 118, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountF64Args is the kernarg layout of sort_count_f64's C++ entry point.
@@ -7182,7 +7222,7 @@ func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_f64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 118)
+	ld, checked, err := goKernels.Prepare(s, 119)
 	if err != nil {
 		return err
 	}
@@ -7192,7 +7232,7 @@ func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 118, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 119, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysF64Args is the kernarg layout of sort_keys_f64's C++ entry point.
@@ -7241,7 +7281,7 @@ func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_f64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 119)
+	ld, checked, err := goKernels.Prepare(s, 120)
 	if err != nil {
 		return err
 	}
@@ -7251,7 +7291,7 @@ func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 119, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 120, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsF64Args is the kernarg layout of key_heads_f64's C++ entry point.
@@ -7295,7 +7335,7 @@ func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 120)
+	ld, checked, err := goKernels.Prepare(s, 121)
 	if err != nil {
 		return err
 	}
@@ -7305,7 +7345,7 @@ func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 120, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 121, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockF64Args is the kernarg layout of merge_block_f64's C++ entry point.
@@ -7352,7 +7392,7 @@ func LaunchMergeBlockF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_f64 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 121)
+	ld, checked, err := goKernels.Prepare(s, 122)
 	if err != nil {
 		return err
 	}
@@ -7362,7 +7402,7 @@ func LaunchMergeBlockF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 121, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 122, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassF64Args is the kernarg layout of merge_pass_f64's C++ entry point.
@@ -7417,7 +7457,7 @@ func LaunchMergePassF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f64 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 122)
+	ld, checked, err := goKernels.Prepare(s, 123)
 	if err != nil {
 		return err
 	}
@@ -7427,7 +7467,7 @@ func LaunchMergePassF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 122, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 123, checked, grid, block, sharedMem, &args)
 }
 
 // gatherI32Args is the kernarg layout of gather_i32's C++ entry point.
@@ -7477,7 +7517,7 @@ func LaunchGatherI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_i32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 123)
+	ld, checked, err := goKernels.Prepare(s, 124)
 	if err != nil {
 		return err
 	}
@@ -7487,7 +7527,7 @@ func LaunchGatherI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 123, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 124, checked, grid, block, sharedMem, &args)
 }
 
 // gatherU32Args is the kernarg layout of gather_u32's C++ entry point.
@@ -7537,7 +7577,7 @@ func LaunchGatherU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_u32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 124)
+	ld, checked, err := goKernels.Prepare(s, 125)
 	if err != nil {
 		return err
 	}
@@ -7547,7 +7587,7 @@ func LaunchGatherU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 124, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 125, checked, grid, block, sharedMem, &args)
 }
 
 // gatherI64Args is the kernarg layout of gather_i64's C++ entry point.
@@ -7597,7 +7637,7 @@ func LaunchGatherI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_i64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 125)
+	ld, checked, err := goKernels.Prepare(s, 126)
 	if err != nil {
 		return err
 	}
@@ -7607,7 +7647,7 @@ func LaunchGatherI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 125, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 126, checked, grid, block, sharedMem, &args)
 }
 
 // gatherU64Args is the kernarg layout of gather_u64's C++ entry point.
@@ -7657,7 +7697,7 @@ func LaunchGatherU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_u64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 126)
+	ld, checked, err := goKernels.Prepare(s, 127)
 	if err != nil {
 		return err
 	}
@@ -7667,7 +7707,7 @@ func LaunchGatherU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 126, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 127, checked, grid, block, sharedMem, &args)
 }
 
 // gatherF32Args is the kernarg layout of gather_f32's C++ entry point.
@@ -7717,7 +7757,7 @@ func LaunchGatherF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_f32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 127)
+	ld, checked, err := goKernels.Prepare(s, 128)
 	if err != nil {
 		return err
 	}
@@ -7727,7 +7767,7 @@ func LaunchGatherF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 127, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 128, checked, grid, block, sharedMem, &args)
 }
 
 // gatherF64Args is the kernarg layout of gather_f64's C++ entry point.
@@ -7777,7 +7817,7 @@ func LaunchGatherF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_f64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 128)
+	ld, checked, err := goKernels.Prepare(s, 129)
 	if err != nil {
 		return err
 	}
@@ -7787,7 +7827,7 @@ func LaunchGatherF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 128, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 129, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32I32Args is the kernarg layout of sort_pairs_i32_i32's C++ entry point.
@@ -7846,7 +7886,7 @@ func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 129)
+	ld, checked, err := goKernels.Prepare(s, 130)
 	if err != nil {
 		return err
 	}
@@ -7856,7 +7896,7 @@ func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 129, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 130, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32U32Args is the kernarg layout of sort_pairs_i32_u32's C++ entry point.
@@ -7915,7 +7955,7 @@ func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 130)
+	ld, checked, err := goKernels.Prepare(s, 131)
 	if err != nil {
 		return err
 	}
@@ -7925,7 +7965,7 @@ func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 130, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 131, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32I64Args is the kernarg layout of sort_pairs_i32_i64's C++ entry point.
@@ -7984,7 +8024,7 @@ func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 131)
+	ld, checked, err := goKernels.Prepare(s, 132)
 	if err != nil {
 		return err
 	}
@@ -7994,7 +8034,7 @@ func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 131, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 132, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32U64Args is the kernarg layout of sort_pairs_i32_u64's C++ entry point.
@@ -8053,7 +8093,7 @@ func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 132)
+	ld, checked, err := goKernels.Prepare(s, 133)
 	if err != nil {
 		return err
 	}
@@ -8063,7 +8103,7 @@ func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 132, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 133, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32F32Args is the kernarg layout of sort_pairs_i32_f32's C++ entry point.
@@ -8122,7 +8162,7 @@ func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 133)
+	ld, checked, err := goKernels.Prepare(s, 134)
 	if err != nil {
 		return err
 	}
@@ -8132,7 +8172,7 @@ func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 133, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 134, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32F64Args is the kernarg layout of sort_pairs_i32_f64's C++ entry point.
@@ -8191,7 +8231,7 @@ func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 134)
+	ld, checked, err := goKernels.Prepare(s, 135)
 	if err != nil {
 		return err
 	}
@@ -8201,7 +8241,7 @@ func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 134, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 135, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32I32Args is the kernarg layout of sort_pairs_u32_i32's C++ entry point.
@@ -8260,7 +8300,7 @@ func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 135)
+	ld, checked, err := goKernels.Prepare(s, 136)
 	if err != nil {
 		return err
 	}
@@ -8270,7 +8310,7 @@ func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 135, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 136, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32U32Args is the kernarg layout of sort_pairs_u32_u32's C++ entry point.
@@ -8329,7 +8369,7 @@ func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 136)
+	ld, checked, err := goKernels.Prepare(s, 137)
 	if err != nil {
 		return err
 	}
@@ -8339,7 +8379,7 @@ func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 136, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 137, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32I64Args is the kernarg layout of sort_pairs_u32_i64's C++ entry point.
@@ -8398,7 +8438,7 @@ func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 137)
+	ld, checked, err := goKernels.Prepare(s, 138)
 	if err != nil {
 		return err
 	}
@@ -8408,7 +8448,7 @@ func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 137, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 138, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32U64Args is the kernarg layout of sort_pairs_u32_u64's C++ entry point.
@@ -8467,7 +8507,7 @@ func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 138)
+	ld, checked, err := goKernels.Prepare(s, 139)
 	if err != nil {
 		return err
 	}
@@ -8477,7 +8517,7 @@ func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 138, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 139, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32F32Args is the kernarg layout of sort_pairs_u32_f32's C++ entry point.
@@ -8536,7 +8576,7 @@ func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 139)
+	ld, checked, err := goKernels.Prepare(s, 140)
 	if err != nil {
 		return err
 	}
@@ -8546,7 +8586,7 @@ func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 139, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 140, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32F64Args is the kernarg layout of sort_pairs_u32_f64's C++ entry point.
@@ -8605,7 +8645,7 @@ func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 140)
+	ld, checked, err := goKernels.Prepare(s, 141)
 	if err != nil {
 		return err
 	}
@@ -8615,7 +8655,7 @@ func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 140, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 141, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64I32Args is the kernarg layout of sort_pairs_i64_i32's C++ entry point.
@@ -8674,7 +8714,7 @@ func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 141)
+	ld, checked, err := goKernels.Prepare(s, 142)
 	if err != nil {
 		return err
 	}
@@ -8684,7 +8724,7 @@ func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 141, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 142, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64U32Args is the kernarg layout of sort_pairs_i64_u32's C++ entry point.
@@ -8743,7 +8783,7 @@ func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 142)
+	ld, checked, err := goKernels.Prepare(s, 143)
 	if err != nil {
 		return err
 	}
@@ -8753,7 +8793,7 @@ func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 142, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 143, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64I64Args is the kernarg layout of sort_pairs_i64_i64's C++ entry point.
@@ -8812,7 +8852,7 @@ func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 143)
+	ld, checked, err := goKernels.Prepare(s, 144)
 	if err != nil {
 		return err
 	}
@@ -8822,7 +8862,7 @@ func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 143, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 144, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64U64Args is the kernarg layout of sort_pairs_i64_u64's C++ entry point.
@@ -8881,7 +8921,7 @@ func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 144)
+	ld, checked, err := goKernels.Prepare(s, 145)
 	if err != nil {
 		return err
 	}
@@ -8891,7 +8931,7 @@ func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 144, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 145, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64F32Args is the kernarg layout of sort_pairs_i64_f32's C++ entry point.
@@ -8950,7 +8990,7 @@ func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 145)
+	ld, checked, err := goKernels.Prepare(s, 146)
 	if err != nil {
 		return err
 	}
@@ -8960,7 +9000,7 @@ func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 145, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 146, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64F64Args is the kernarg layout of sort_pairs_i64_f64's C++ entry point.
@@ -9019,7 +9059,7 @@ func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 146)
+	ld, checked, err := goKernels.Prepare(s, 147)
 	if err != nil {
 		return err
 	}
@@ -9029,7 +9069,7 @@ func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 146, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 147, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64I32Args is the kernarg layout of sort_pairs_u64_i32's C++ entry point.
@@ -9088,7 +9128,7 @@ func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 147)
+	ld, checked, err := goKernels.Prepare(s, 148)
 	if err != nil {
 		return err
 	}
@@ -9098,7 +9138,7 @@ func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 147, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 148, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64U32Args is the kernarg layout of sort_pairs_u64_u32's C++ entry point.
@@ -9157,7 +9197,7 @@ func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 148)
+	ld, checked, err := goKernels.Prepare(s, 149)
 	if err != nil {
 		return err
 	}
@@ -9167,7 +9207,7 @@ func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 148, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 149, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64I64Args is the kernarg layout of sort_pairs_u64_i64's C++ entry point.
@@ -9226,7 +9266,7 @@ func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 149)
+	ld, checked, err := goKernels.Prepare(s, 150)
 	if err != nil {
 		return err
 	}
@@ -9236,7 +9276,7 @@ func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 149, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 150, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64U64Args is the kernarg layout of sort_pairs_u64_u64's C++ entry point.
@@ -9295,7 +9335,7 @@ func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 150)
+	ld, checked, err := goKernels.Prepare(s, 151)
 	if err != nil {
 		return err
 	}
@@ -9305,7 +9345,7 @@ func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 150, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 151, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64F32Args is the kernarg layout of sort_pairs_u64_f32's C++ entry point.
@@ -9364,7 +9404,7 @@ func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 151)
+	ld, checked, err := goKernels.Prepare(s, 152)
 	if err != nil {
 		return err
 	}
@@ -9374,7 +9414,7 @@ func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 151, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 152, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64F64Args is the kernarg layout of sort_pairs_u64_f64's C++ entry point.
@@ -9433,7 +9473,7 @@ func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 152)
+	ld, checked, err := goKernels.Prepare(s, 153)
 	if err != nil {
 		return err
 	}
@@ -9443,7 +9483,7 @@ func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 152, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 153, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32I32Args is the kernarg layout of sort_pairs_f32_i32's C++ entry point.
@@ -9502,7 +9542,7 @@ func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 153)
+	ld, checked, err := goKernels.Prepare(s, 154)
 	if err != nil {
 		return err
 	}
@@ -9512,7 +9552,7 @@ func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 153, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 154, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32U32Args is the kernarg layout of sort_pairs_f32_u32's C++ entry point.
@@ -9571,7 +9611,7 @@ func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 154)
+	ld, checked, err := goKernels.Prepare(s, 155)
 	if err != nil {
 		return err
 	}
@@ -9581,7 +9621,7 @@ func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 154, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 155, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32I64Args is the kernarg layout of sort_pairs_f32_i64's C++ entry point.
@@ -9640,7 +9680,7 @@ func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 155)
+	ld, checked, err := goKernels.Prepare(s, 156)
 	if err != nil {
 		return err
 	}
@@ -9650,7 +9690,7 @@ func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 155, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 156, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32U64Args is the kernarg layout of sort_pairs_f32_u64's C++ entry point.
@@ -9709,7 +9749,7 @@ func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 156)
+	ld, checked, err := goKernels.Prepare(s, 157)
 	if err != nil {
 		return err
 	}
@@ -9719,7 +9759,7 @@ func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 156, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 157, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32F32Args is the kernarg layout of sort_pairs_f32_f32's C++ entry point.
@@ -9778,7 +9818,7 @@ func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 157)
+	ld, checked, err := goKernels.Prepare(s, 158)
 	if err != nil {
 		return err
 	}
@@ -9788,7 +9828,7 @@ func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 157, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 158, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32F64Args is the kernarg layout of sort_pairs_f32_f64's C++ entry point.
@@ -9847,7 +9887,7 @@ func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 158)
+	ld, checked, err := goKernels.Prepare(s, 159)
 	if err != nil {
 		return err
 	}
@@ -9857,7 +9897,7 @@ func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 158, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 159, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64I32Args is the kernarg layout of sort_pairs_f64_i32's C++ entry point.
@@ -9916,7 +9956,7 @@ func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 159)
+	ld, checked, err := goKernels.Prepare(s, 160)
 	if err != nil {
 		return err
 	}
@@ -9926,7 +9966,7 @@ func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 159, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 160, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64U32Args is the kernarg layout of sort_pairs_f64_u32's C++ entry point.
@@ -9985,7 +10025,7 @@ func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 160)
+	ld, checked, err := goKernels.Prepare(s, 161)
 	if err != nil {
 		return err
 	}
@@ -9995,7 +10035,7 @@ func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 160, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 161, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64I64Args is the kernarg layout of sort_pairs_f64_i64's C++ entry point.
@@ -10054,7 +10094,7 @@ func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 161)
+	ld, checked, err := goKernels.Prepare(s, 162)
 	if err != nil {
 		return err
 	}
@@ -10064,7 +10104,7 @@ func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 161, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 162, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64U64Args is the kernarg layout of sort_pairs_f64_u64's C++ entry point.
@@ -10123,7 +10163,7 @@ func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 162)
+	ld, checked, err := goKernels.Prepare(s, 163)
 	if err != nil {
 		return err
 	}
@@ -10133,7 +10173,7 @@ func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 162, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 163, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64F32Args is the kernarg layout of sort_pairs_f64_f32's C++ entry point.
@@ -10192,7 +10232,7 @@ func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 163)
+	ld, checked, err := goKernels.Prepare(s, 164)
 	if err != nil {
 		return err
 	}
@@ -10202,7 +10242,7 @@ func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 163, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 164, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64F64Args is the kernarg layout of sort_pairs_f64_f64's C++ entry point.
@@ -10261,7 +10301,7 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 164)
+	ld, checked, err := goKernels.Prepare(s, 165)
 	if err != nil {
 		return err
 	}
@@ -10271,793 +10311,7 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 164, checked, grid, block, sharedMem, &args)
-}
-
-// selectSweepI32Args is the kernarg layout of select_sweep_i32's C++ entry point.
-type selectSweepI32Args struct {
-	in        rocr.ConstPtr[int32]
-	inLen     int64
-	flags     rocr.ConstPtr[uint8]
-	out       rocr.Ptr[int32]
-	counts    rocr.Ptr[int64]
-	pred      int32
-	a         int32
-	states    rocr.Ptr[uint64]
-	statesLen int64
-	heads     rocr.Ptr[int64]
-	num       rocr.Ptr[int64]
-	partition uint8
-	rle       uint8
-	items     int64
-}
-
-// selectSweepI32Kernel runs selectSweepI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (select_types.go:17: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
-var selectSweepI32Kernel = kernel.Define("select_sweep_i32", func(b *kernel.Block, a *selectSweepI32Args) {
-	f := kernelimpl.Frame[selectSweepI32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.counts)
-	f.p4 = a.pred
-	f.p5 = a.a
-	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
-	f.p7 = kernelimpl.ViewRest(b, a.heads)
-	f.p8 = kernelimpl.ViewRest(b, a.num)
-	f.p9 = a.partition != 0
-	f.p10 = a.rle != 0
-	f.p11 = int(a.items)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectSweepI32Frame](t)
-		selectSweepI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
-	})
-}, kernel.MaxThreads(256), kernel.StaticShared(2208), kernelimpl.Lockstep())
-
-// LaunchSelectSweepI32 launches selectSweepI32 (select_types.go:10) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSelectSweepI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], out buffer.Array[int32], counts buffer.Array[int64], pred int32, a int32, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
-	if in == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 0 (in): nil buffer")
-	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 1 (flags): nil buffer")
-	}
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 2 (out): nil buffer")
-	}
-	if counts == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 3 (counts): nil buffer")
-	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 6 (states): nil buffer")
-	}
-	if heads == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 7 (heads): nil buffer")
-	}
-	if num == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 8 (num): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 165)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Int32(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
-	}
 	return ld.Launch(s, 165, checked, grid, block, sharedMem, &args)
-}
-
-// selectReverseI32Args is the kernarg layout of select_reverse_i32's C++ entry point.
-type selectReverseI32Args struct {
-	out rocr.Ptr[int32]
-	num rocr.ConstPtr[int64]
-	n   int64
-}
-
-// selectReverseI32Kernel runs selectReverseI32 on the cpu agent.
-var selectReverseI32Kernel = kernel.Define("select_reverse_i32", func(b *kernel.Block, a *selectReverseI32Args) {
-	v0 := kernelimpl.ViewRest(b, a.out)
-	v1 := kernelimpl.ConstViewRest(b, a.num)
-	s2 := int(a.n)
-	n := b.Threads()
-	if t, ok := b.First(); ok {
-		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
-			for g := lo; g < hi; g++ {
-				selectReverseI32(t.Nth(g-lo), v0, v1, s2)
-			}
-			return
-		}
-		for i := 0; i < n; i++ {
-			selectReverseI32(t.Nth(i), v0, v1, s2)
-		}
-		return
-	}
-	for i := 0; i < n; i++ {
-		selectReverseI32(b.Thread(i), v0, v1, s2)
-	}
-})
-
-// LaunchSelectReverseI32 launches selectReverseI32 (select_types.go:23) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSelectReverseI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[int32], num buffer.Array[int64], n int) error {
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i32 argument 0 (out): nil buffer")
-	}
-	if num == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i32 argument 1 (num): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 166)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.Ptr(out).ConstPtr(num).Int64(int64(n))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
-	}
-	return ld.Launch(s, 166, checked, grid, block, sharedMem, &args)
-}
-
-// selectSweepU32Args is the kernarg layout of select_sweep_u32's C++ entry point.
-type selectSweepU32Args struct {
-	in        rocr.ConstPtr[uint32]
-	inLen     int64
-	flags     rocr.ConstPtr[uint8]
-	out       rocr.Ptr[uint32]
-	counts    rocr.Ptr[int64]
-	pred      int32
-	a         uint32
-	states    rocr.Ptr[uint64]
-	statesLen int64
-	heads     rocr.Ptr[int64]
-	num       rocr.Ptr[int64]
-	partition uint8
-	rle       uint8
-	items     int64
-}
-
-// selectSweepU32Kernel runs selectSweepU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (select_types.go:37: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
-var selectSweepU32Kernel = kernel.Define("select_sweep_u32", func(b *kernel.Block, a *selectSweepU32Args) {
-	f := kernelimpl.Frame[selectSweepU32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.counts)
-	f.p4 = a.pred
-	f.p5 = a.a
-	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
-	f.p7 = kernelimpl.ViewRest(b, a.heads)
-	f.p8 = kernelimpl.ViewRest(b, a.num)
-	f.p9 = a.partition != 0
-	f.p10 = a.rle != 0
-	f.p11 = int(a.items)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectSweepU32Frame](t)
-		selectSweepU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
-	})
-}, kernel.MaxThreads(256), kernel.StaticShared(2208), kernelimpl.Lockstep())
-
-// LaunchSelectSweepU32 launches selectSweepU32 (select_types.go:30) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSelectSweepU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], out buffer.Array[uint32], counts buffer.Array[int64], pred int32, a uint32, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
-	if in == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 0 (in): nil buffer")
-	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 1 (flags): nil buffer")
-	}
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 2 (out): nil buffer")
-	}
-	if counts == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 3 (counts): nil buffer")
-	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 6 (states): nil buffer")
-	}
-	if heads == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 7 (heads): nil buffer")
-	}
-	if num == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 8 (num): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 167)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Uint32(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
-	}
-	return ld.Launch(s, 167, checked, grid, block, sharedMem, &args)
-}
-
-// selectReverseU32Args is the kernarg layout of select_reverse_u32's C++ entry point.
-type selectReverseU32Args struct {
-	out rocr.Ptr[uint32]
-	num rocr.ConstPtr[int64]
-	n   int64
-}
-
-// selectReverseU32Kernel runs selectReverseU32 on the cpu agent.
-var selectReverseU32Kernel = kernel.Define("select_reverse_u32", func(b *kernel.Block, a *selectReverseU32Args) {
-	v0 := kernelimpl.ViewRest(b, a.out)
-	v1 := kernelimpl.ConstViewRest(b, a.num)
-	s2 := int(a.n)
-	n := b.Threads()
-	if t, ok := b.First(); ok {
-		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
-			for g := lo; g < hi; g++ {
-				selectReverseU32(t.Nth(g-lo), v0, v1, s2)
-			}
-			return
-		}
-		for i := 0; i < n; i++ {
-			selectReverseU32(t.Nth(i), v0, v1, s2)
-		}
-		return
-	}
-	for i := 0; i < n; i++ {
-		selectReverseU32(b.Thread(i), v0, v1, s2)
-	}
-})
-
-// LaunchSelectReverseU32 launches selectReverseU32 (select_types.go:43) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSelectReverseU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint32], num buffer.Array[int64], n int) error {
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u32 argument 0 (out): nil buffer")
-	}
-	if num == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u32 argument 1 (num): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 168)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.Ptr(out).ConstPtr(num).Int64(int64(n))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
-	}
-	return ld.Launch(s, 168, checked, grid, block, sharedMem, &args)
-}
-
-// selectSweepI64Args is the kernarg layout of select_sweep_i64's C++ entry point.
-type selectSweepI64Args struct {
-	in        rocr.ConstPtr[int64]
-	inLen     int64
-	flags     rocr.ConstPtr[uint8]
-	out       rocr.Ptr[int64]
-	counts    rocr.Ptr[int64]
-	pred      int32
-	a         int64
-	states    rocr.Ptr[uint64]
-	statesLen int64
-	heads     rocr.Ptr[int64]
-	num       rocr.Ptr[int64]
-	partition uint8
-	rle       uint8
-	items     int64
-}
-
-// selectSweepI64Kernel runs selectSweepI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (select_types.go:57: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
-var selectSweepI64Kernel = kernel.Define("select_sweep_i64", func(b *kernel.Block, a *selectSweepI64Args) {
-	f := kernelimpl.Frame[selectSweepI64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.counts)
-	f.p4 = a.pred
-	f.p5 = a.a
-	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
-	f.p7 = kernelimpl.ViewRest(b, a.heads)
-	f.p8 = kernelimpl.ViewRest(b, a.num)
-	f.p9 = a.partition != 0
-	f.p10 = a.rle != 0
-	f.p11 = int(a.items)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectSweepI64Frame](t)
-		selectSweepI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
-	})
-}, kernel.MaxThreads(256), kernel.StaticShared(3232), kernelimpl.Lockstep())
-
-// LaunchSelectSweepI64 launches selectSweepI64 (select_types.go:50) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSelectSweepI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], out buffer.Array[int64], counts buffer.Array[int64], pred int32, a int64, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
-	if in == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 0 (in): nil buffer")
-	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 1 (flags): nil buffer")
-	}
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 2 (out): nil buffer")
-	}
-	if counts == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 3 (counts): nil buffer")
-	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 6 (states): nil buffer")
-	}
-	if heads == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 7 (heads): nil buffer")
-	}
-	if num == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 8 (num): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 169)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Int64(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
-	}
-	return ld.Launch(s, 169, checked, grid, block, sharedMem, &args)
-}
-
-// selectReverseI64Args is the kernarg layout of select_reverse_i64's C++ entry point.
-type selectReverseI64Args struct {
-	out rocr.Ptr[int64]
-	num rocr.ConstPtr[int64]
-	n   int64
-}
-
-// selectReverseI64Kernel runs selectReverseI64 on the cpu agent.
-var selectReverseI64Kernel = kernel.Define("select_reverse_i64", func(b *kernel.Block, a *selectReverseI64Args) {
-	v0 := kernelimpl.ViewRest(b, a.out)
-	v1 := kernelimpl.ConstViewRest(b, a.num)
-	s2 := int(a.n)
-	n := b.Threads()
-	if t, ok := b.First(); ok {
-		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
-			for g := lo; g < hi; g++ {
-				selectReverseI64(t.Nth(g-lo), v0, v1, s2)
-			}
-			return
-		}
-		for i := 0; i < n; i++ {
-			selectReverseI64(t.Nth(i), v0, v1, s2)
-		}
-		return
-	}
-	for i := 0; i < n; i++ {
-		selectReverseI64(b.Thread(i), v0, v1, s2)
-	}
-})
-
-// LaunchSelectReverseI64 launches selectReverseI64 (select_types.go:63) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSelectReverseI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[int64], num buffer.Array[int64], n int) error {
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i64 argument 0 (out): nil buffer")
-	}
-	if num == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i64 argument 1 (num): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 170)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.Ptr(out).ConstPtr(num).Int64(int64(n))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
-	}
-	return ld.Launch(s, 170, checked, grid, block, sharedMem, &args)
-}
-
-// selectSweepU64Args is the kernarg layout of select_sweep_u64's C++ entry point.
-type selectSweepU64Args struct {
-	in        rocr.ConstPtr[uint64]
-	inLen     int64
-	flags     rocr.ConstPtr[uint8]
-	out       rocr.Ptr[uint64]
-	counts    rocr.Ptr[int64]
-	pred      int32
-	a         uint64
-	states    rocr.Ptr[uint64]
-	statesLen int64
-	heads     rocr.Ptr[int64]
-	num       rocr.Ptr[int64]
-	partition uint8
-	rle       uint8
-	items     int64
-}
-
-// selectSweepU64Kernel runs selectSweepU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (select_types.go:77: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
-var selectSweepU64Kernel = kernel.Define("select_sweep_u64", func(b *kernel.Block, a *selectSweepU64Args) {
-	f := kernelimpl.Frame[selectSweepU64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.counts)
-	f.p4 = a.pred
-	f.p5 = a.a
-	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
-	f.p7 = kernelimpl.ViewRest(b, a.heads)
-	f.p8 = kernelimpl.ViewRest(b, a.num)
-	f.p9 = a.partition != 0
-	f.p10 = a.rle != 0
-	f.p11 = int(a.items)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectSweepU64Frame](t)
-		selectSweepU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
-	})
-}, kernel.MaxThreads(256), kernel.StaticShared(3232), kernelimpl.Lockstep())
-
-// LaunchSelectSweepU64 launches selectSweepU64 (select_types.go:70) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSelectSweepU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], out buffer.Array[uint64], counts buffer.Array[int64], pred int32, a uint64, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
-	if in == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 0 (in): nil buffer")
-	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 1 (flags): nil buffer")
-	}
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 2 (out): nil buffer")
-	}
-	if counts == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 3 (counts): nil buffer")
-	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 6 (states): nil buffer")
-	}
-	if heads == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 7 (heads): nil buffer")
-	}
-	if num == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 8 (num): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 171)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Uint64(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
-	}
-	return ld.Launch(s, 171, checked, grid, block, sharedMem, &args)
-}
-
-// selectReverseU64Args is the kernarg layout of select_reverse_u64's C++ entry point.
-type selectReverseU64Args struct {
-	out rocr.Ptr[uint64]
-	num rocr.ConstPtr[int64]
-	n   int64
-}
-
-// selectReverseU64Kernel runs selectReverseU64 on the cpu agent.
-var selectReverseU64Kernel = kernel.Define("select_reverse_u64", func(b *kernel.Block, a *selectReverseU64Args) {
-	v0 := kernelimpl.ViewRest(b, a.out)
-	v1 := kernelimpl.ConstViewRest(b, a.num)
-	s2 := int(a.n)
-	n := b.Threads()
-	if t, ok := b.First(); ok {
-		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
-			for g := lo; g < hi; g++ {
-				selectReverseU64(t.Nth(g-lo), v0, v1, s2)
-			}
-			return
-		}
-		for i := 0; i < n; i++ {
-			selectReverseU64(t.Nth(i), v0, v1, s2)
-		}
-		return
-	}
-	for i := 0; i < n; i++ {
-		selectReverseU64(b.Thread(i), v0, v1, s2)
-	}
-})
-
-// LaunchSelectReverseU64 launches selectReverseU64 (select_types.go:83) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSelectReverseU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint64], num buffer.Array[int64], n int) error {
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u64 argument 0 (out): nil buffer")
-	}
-	if num == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u64 argument 1 (num): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 172)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.Ptr(out).ConstPtr(num).Int64(int64(n))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
-	}
-	return ld.Launch(s, 172, checked, grid, block, sharedMem, &args)
-}
-
-// selectSweepF32Args is the kernarg layout of select_sweep_f32's C++ entry point.
-type selectSweepF32Args struct {
-	in        rocr.ConstPtr[float32]
-	inLen     int64
-	flags     rocr.ConstPtr[uint8]
-	out       rocr.Ptr[float32]
-	counts    rocr.Ptr[int64]
-	pred      int32
-	a         float32
-	states    rocr.Ptr[uint64]
-	statesLen int64
-	heads     rocr.Ptr[int64]
-	num       rocr.Ptr[int64]
-	partition uint8
-	rle       uint8
-	items     int64
-}
-
-// selectSweepF32Kernel runs selectSweepF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (select_types.go:97: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
-var selectSweepF32Kernel = kernel.Define("select_sweep_f32", func(b *kernel.Block, a *selectSweepF32Args) {
-	f := kernelimpl.Frame[selectSweepF32Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.counts)
-	f.p4 = a.pred
-	f.p5 = a.a
-	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
-	f.p7 = kernelimpl.ViewRest(b, a.heads)
-	f.p8 = kernelimpl.ViewRest(b, a.num)
-	f.p9 = a.partition != 0
-	f.p10 = a.rle != 0
-	f.p11 = int(a.items)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectSweepF32Frame](t)
-		selectSweepF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
-	})
-}, kernel.MaxThreads(256), kernel.StaticShared(2208), kernelimpl.Lockstep())
-
-// LaunchSelectSweepF32 launches selectSweepF32 (select_types.go:90) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSelectSweepF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], out buffer.Array[float32], counts buffer.Array[int64], pred int32, a float32, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
-	if in == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 0 (in): nil buffer")
-	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 1 (flags): nil buffer")
-	}
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 2 (out): nil buffer")
-	}
-	if counts == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 3 (counts): nil buffer")
-	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 6 (states): nil buffer")
-	}
-	if heads == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 7 (heads): nil buffer")
-	}
-	if num == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 8 (num): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 173)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Float32(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
-	}
-	return ld.Launch(s, 173, checked, grid, block, sharedMem, &args)
-}
-
-// selectReverseF32Args is the kernarg layout of select_reverse_f32's C++ entry point.
-type selectReverseF32Args struct {
-	out rocr.Ptr[float32]
-	num rocr.ConstPtr[int64]
-	n   int64
-}
-
-// selectReverseF32Kernel runs selectReverseF32 on the cpu agent.
-var selectReverseF32Kernel = kernel.Define("select_reverse_f32", func(b *kernel.Block, a *selectReverseF32Args) {
-	v0 := kernelimpl.ViewRest(b, a.out)
-	v1 := kernelimpl.ConstViewRest(b, a.num)
-	s2 := int(a.n)
-	n := b.Threads()
-	if t, ok := b.First(); ok {
-		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
-			for g := lo; g < hi; g++ {
-				selectReverseF32(t.Nth(g-lo), v0, v1, s2)
-			}
-			return
-		}
-		for i := 0; i < n; i++ {
-			selectReverseF32(t.Nth(i), v0, v1, s2)
-		}
-		return
-	}
-	for i := 0; i < n; i++ {
-		selectReverseF32(b.Thread(i), v0, v1, s2)
-	}
-})
-
-// LaunchSelectReverseF32 launches selectReverseF32 (select_types.go:103) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSelectReverseF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float32], num buffer.Array[int64], n int) error {
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f32 argument 0 (out): nil buffer")
-	}
-	if num == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f32 argument 1 (num): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 174)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.Ptr(out).ConstPtr(num).Int64(int64(n))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
-	}
-	return ld.Launch(s, 174, checked, grid, block, sharedMem, &args)
-}
-
-// selectSweepF64Args is the kernarg layout of select_sweep_f64's C++ entry point.
-type selectSweepF64Args struct {
-	in        rocr.ConstPtr[float64]
-	inLen     int64
-	flags     rocr.ConstPtr[uint8]
-	out       rocr.Ptr[float64]
-	counts    rocr.Ptr[int64]
-	pred      int32
-	a         float64
-	states    rocr.Ptr[uint64]
-	statesLen int64
-	heads     rocr.Ptr[int64]
-	num       rocr.Ptr[int64]
-	partition uint8
-	rle       uint8
-	items     int64
-}
-
-// selectSweepF64Kernel runs selectSweepF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (select_types.go:117: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
-var selectSweepF64Kernel = kernel.Define("select_sweep_f64", func(b *kernel.Block, a *selectSweepF64Args) {
-	f := kernelimpl.Frame[selectSweepF64Frame](b)
-	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
-	f.p2 = kernelimpl.ViewRest(b, a.out)
-	f.p3 = kernelimpl.ViewRest(b, a.counts)
-	f.p4 = a.pred
-	f.p5 = a.a
-	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
-	f.p7 = kernelimpl.ViewRest(b, a.heads)
-	f.p8 = kernelimpl.ViewRest(b, a.num)
-	f.p9 = a.partition != 0
-	f.p10 = a.rle != 0
-	f.p11 = int(a.items)
-	b.Lockstep(func(t kernel.Thread) {
-		f := kernelimpl.FrameOf[selectSweepF64Frame](t)
-		selectSweepF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
-	})
-}, kernel.MaxThreads(256), kernel.StaticShared(3232), kernelimpl.Lockstep())
-
-// LaunchSelectSweepF64 launches selectSweepF64 (select_types.go:110) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSelectSweepF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], out buffer.Array[float64], counts buffer.Array[int64], pred int32, a float64, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
-	if in == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 0 (in): nil buffer")
-	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 1 (flags): nil buffer")
-	}
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 2 (out): nil buffer")
-	}
-	if counts == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 3 (counts): nil buffer")
-	}
-	if states == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 6 (states): nil buffer")
-	}
-	if heads == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 7 (heads): nil buffer")
-	}
-	if num == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 8 (num): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 175)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Float64(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
-	}
-	return ld.Launch(s, 175, checked, grid, block, sharedMem, &args)
-}
-
-// selectReverseF64Args is the kernarg layout of select_reverse_f64's C++ entry point.
-type selectReverseF64Args struct {
-	out rocr.Ptr[float64]
-	num rocr.ConstPtr[int64]
-	n   int64
-}
-
-// selectReverseF64Kernel runs selectReverseF64 on the cpu agent.
-var selectReverseF64Kernel = kernel.Define("select_reverse_f64", func(b *kernel.Block, a *selectReverseF64Args) {
-	v0 := kernelimpl.ViewRest(b, a.out)
-	v1 := kernelimpl.ConstViewRest(b, a.num)
-	s2 := int(a.n)
-	n := b.Threads()
-	if t, ok := b.First(); ok {
-		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
-			for g := lo; g < hi; g++ {
-				selectReverseF64(t.Nth(g-lo), v0, v1, s2)
-			}
-			return
-		}
-		for i := 0; i < n; i++ {
-			selectReverseF64(t.Nth(i), v0, v1, s2)
-		}
-		return
-	}
-	for i := 0; i < n; i++ {
-		selectReverseF64(b.Thread(i), v0, v1, s2)
-	}
-})
-
-// LaunchSelectReverseF64 launches selectReverseF64 (select_types.go:123) on s: grid blocks of block threads, with
-// sharedMem bytes of dynamic shared memory. A slice parameter takes a
-// buffer; the kernel sees its length.
-func LaunchSelectReverseF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float64], num buffer.Array[int64], n int) error {
-	if out == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f64 argument 0 (out): nil buffer")
-	}
-	if num == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f64 argument 1 (num): nil buffer")
-	}
-	ld, checked, err := goKernels.Prepare(s, 176)
-	if err != nil {
-		return err
-	}
-	var args module.Args
-	args.Ptr(out).ConstPtr(num).Int64(int64(n))
-	if checked {
-		// The checked entry point's trailing arguments.
-		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
-	}
-	return ld.Launch(s, 176, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI8Args is the kernarg layout of sort_hist_i8's C++ entry point.
@@ -11101,7 +10355,7 @@ func LaunchSortHistI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 177)
+	ld, checked, err := goKernels.Prepare(s, 166)
 	if err != nil {
 		return err
 	}
@@ -11111,7 +10365,7 @@ func LaunchSortHistI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 177, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 166, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI8Args is the kernarg layout of sweep_keys_i8's C++ entry point.
@@ -11129,7 +10383,7 @@ type sweepKeysI8Args struct {
 }
 
 // sweepKeysI8Kernel runs sweepKeysI8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:24: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:24: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepKeysI8Kernel = kernel.Define("sweep_keys_i8", func(b *kernel.Block, a *sweepKeysI8Args) {
 	f := kernelimpl.Frame[sweepKeysI8Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -11162,7 +10416,7 @@ func LaunchSweepKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i8 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 178)
+	ld, checked, err := goKernels.Prepare(s, 167)
 	if err != nil {
 		return err
 	}
@@ -11172,7 +10426,7 @@ func LaunchSweepKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 178, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 167, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU8Args is the kernarg layout of sort_hist_u8's C++ entry point.
@@ -11216,7 +10470,7 @@ func LaunchSortHistU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 179)
+	ld, checked, err := goKernels.Prepare(s, 168)
 	if err != nil {
 		return err
 	}
@@ -11226,7 +10480,7 @@ func LaunchSortHistU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 179, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 168, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU8Args is the kernarg layout of sweep_keys_u8's C++ entry point.
@@ -11244,7 +10498,7 @@ type sweepKeysU8Args struct {
 }
 
 // sweepKeysU8Kernel runs sweepKeysU8 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:44: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:44: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepKeysU8Kernel = kernel.Define("sweep_keys_u8", func(b *kernel.Block, a *sweepKeysU8Args) {
 	f := kernelimpl.Frame[sweepKeysU8Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -11277,7 +10531,7 @@ func LaunchSweepKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u8 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 180)
+	ld, checked, err := goKernels.Prepare(s, 169)
 	if err != nil {
 		return err
 	}
@@ -11287,7 +10541,7 @@ func LaunchSweepKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 180, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 169, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI16Args is the kernarg layout of sort_hist_i16's C++ entry point.
@@ -11331,7 +10585,7 @@ func LaunchSortHistI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 181)
+	ld, checked, err := goKernels.Prepare(s, 170)
 	if err != nil {
 		return err
 	}
@@ -11341,7 +10595,7 @@ func LaunchSortHistI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 181, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 170, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI16Args is the kernarg layout of sweep_keys_i16's C++ entry point.
@@ -11359,7 +10613,7 @@ type sweepKeysI16Args struct {
 }
 
 // sweepKeysI16Kernel runs sweepKeysI16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:64: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:64: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepKeysI16Kernel = kernel.Define("sweep_keys_i16", func(b *kernel.Block, a *sweepKeysI16Args) {
 	f := kernelimpl.Frame[sweepKeysI16Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -11392,7 +10646,7 @@ func LaunchSweepKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i16 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 182)
+	ld, checked, err := goKernels.Prepare(s, 171)
 	if err != nil {
 		return err
 	}
@@ -11402,7 +10656,7 @@ func LaunchSweepKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 182, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 171, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU16Args is the kernarg layout of sort_hist_u16's C++ entry point.
@@ -11446,7 +10700,7 @@ func LaunchSortHistU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 183)
+	ld, checked, err := goKernels.Prepare(s, 172)
 	if err != nil {
 		return err
 	}
@@ -11456,7 +10710,7 @@ func LaunchSortHistU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 183, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 172, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU16Args is the kernarg layout of sweep_keys_u16's C++ entry point.
@@ -11474,7 +10728,7 @@ type sweepKeysU16Args struct {
 }
 
 // sweepKeysU16Kernel runs sweepKeysU16 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:84: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:84: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepKeysU16Kernel = kernel.Define("sweep_keys_u16", func(b *kernel.Block, a *sweepKeysU16Args) {
 	f := kernelimpl.Frame[sweepKeysU16Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -11507,7 +10761,7 @@ func LaunchSweepKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u16 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 184)
+	ld, checked, err := goKernels.Prepare(s, 173)
 	if err != nil {
 		return err
 	}
@@ -11517,7 +10771,7 @@ func LaunchSweepKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 184, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 173, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI32Args is the kernarg layout of sort_hist_i32's C++ entry point.
@@ -11561,7 +10815,7 @@ func LaunchSortHistI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 185)
+	ld, checked, err := goKernels.Prepare(s, 174)
 	if err != nil {
 		return err
 	}
@@ -11571,7 +10825,7 @@ func LaunchSortHistI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 185, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 174, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI32Args is the kernarg layout of sweep_keys_i32's C++ entry point.
@@ -11589,7 +10843,7 @@ type sweepKeysI32Args struct {
 }
 
 // sweepKeysI32Kernel runs sweepKeysI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:104: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:104: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepKeysI32Kernel = kernel.Define("sweep_keys_i32", func(b *kernel.Block, a *sweepKeysI32Args) {
 	f := kernelimpl.Frame[sweepKeysI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -11622,7 +10876,7 @@ func LaunchSweepKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 186)
+	ld, checked, err := goKernels.Prepare(s, 175)
 	if err != nil {
 		return err
 	}
@@ -11632,7 +10886,7 @@ func LaunchSweepKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 186, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 175, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU32Args is the kernarg layout of sort_hist_u32's C++ entry point.
@@ -11676,7 +10930,7 @@ func LaunchSortHistU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 187)
+	ld, checked, err := goKernels.Prepare(s, 176)
 	if err != nil {
 		return err
 	}
@@ -11686,7 +10940,7 @@ func LaunchSortHistU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 187, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 176, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32Args is the kernarg layout of sweep_keys_u32's C++ entry point.
@@ -11704,7 +10958,7 @@ type sweepKeysU32Args struct {
 }
 
 // sweepKeysU32Kernel runs sweepKeysU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:124: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:124: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepKeysU32Kernel = kernel.Define("sweep_keys_u32", func(b *kernel.Block, a *sweepKeysU32Args) {
 	f := kernelimpl.Frame[sweepKeysU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -11737,7 +10991,7 @@ func LaunchSweepKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 188)
+	ld, checked, err := goKernels.Prepare(s, 177)
 	if err != nil {
 		return err
 	}
@@ -11747,7 +11001,7 @@ func LaunchSweepKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 188, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 177, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI64Args is the kernarg layout of sort_hist_i64's C++ entry point.
@@ -11791,7 +11045,7 @@ func LaunchSortHistI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 189)
+	ld, checked, err := goKernels.Prepare(s, 178)
 	if err != nil {
 		return err
 	}
@@ -11801,7 +11055,7 @@ func LaunchSortHistI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 189, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 178, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI64Args is the kernarg layout of sweep_keys_i64's C++ entry point.
@@ -11819,7 +11073,7 @@ type sweepKeysI64Args struct {
 }
 
 // sweepKeysI64Kernel runs sweepKeysI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:144: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:144: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepKeysI64Kernel = kernel.Define("sweep_keys_i64", func(b *kernel.Block, a *sweepKeysI64Args) {
 	f := kernelimpl.Frame[sweepKeysI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -11852,7 +11106,7 @@ func LaunchSweepKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 190)
+	ld, checked, err := goKernels.Prepare(s, 179)
 	if err != nil {
 		return err
 	}
@@ -11862,7 +11116,7 @@ func LaunchSweepKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 190, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 179, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU64Args is the kernarg layout of sort_hist_u64's C++ entry point.
@@ -11906,7 +11160,7 @@ func LaunchSortHistU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 191)
+	ld, checked, err := goKernels.Prepare(s, 180)
 	if err != nil {
 		return err
 	}
@@ -11916,7 +11170,7 @@ func LaunchSortHistU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 191, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 180, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU64Args is the kernarg layout of sweep_keys_u64's C++ entry point.
@@ -11934,7 +11188,7 @@ type sweepKeysU64Args struct {
 }
 
 // sweepKeysU64Kernel runs sweepKeysU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:164: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:164: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepKeysU64Kernel = kernel.Define("sweep_keys_u64", func(b *kernel.Block, a *sweepKeysU64Args) {
 	f := kernelimpl.Frame[sweepKeysU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -11967,7 +11221,7 @@ func LaunchSweepKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 192)
+	ld, checked, err := goKernels.Prepare(s, 181)
 	if err != nil {
 		return err
 	}
@@ -11977,7 +11231,7 @@ func LaunchSweepKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 192, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 181, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistF32Args is the kernarg layout of sort_hist_f32's C++ entry point.
@@ -12021,7 +11275,7 @@ func LaunchSortHistF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_f32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 193)
+	ld, checked, err := goKernels.Prepare(s, 182)
 	if err != nil {
 		return err
 	}
@@ -12031,7 +11285,7 @@ func LaunchSortHistF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 193, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 182, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysF32Args is the kernarg layout of sweep_keys_f32's C++ entry point.
@@ -12049,7 +11303,7 @@ type sweepKeysF32Args struct {
 }
 
 // sweepKeysF32Kernel runs sweepKeysF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:184: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:184: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepKeysF32Kernel = kernel.Define("sweep_keys_f32", func(b *kernel.Block, a *sweepKeysF32Args) {
 	f := kernelimpl.Frame[sweepKeysF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -12082,7 +11336,7 @@ func LaunchSweepKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 194)
+	ld, checked, err := goKernels.Prepare(s, 183)
 	if err != nil {
 		return err
 	}
@@ -12092,7 +11346,7 @@ func LaunchSweepKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 194, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 183, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistF64Args is the kernarg layout of sort_hist_f64's C++ entry point.
@@ -12136,7 +11390,7 @@ func LaunchSortHistF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_f64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 195)
+	ld, checked, err := goKernels.Prepare(s, 184)
 	if err != nil {
 		return err
 	}
@@ -12146,7 +11400,7 @@ func LaunchSortHistF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 195, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 184, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysF64Args is the kernarg layout of sweep_keys_f64's C++ entry point.
@@ -12164,7 +11418,7 @@ type sweepKeysF64Args struct {
 }
 
 // sweepKeysF64Kernel runs sweepKeysF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:204: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:204: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepKeysF64Kernel = kernel.Define("sweep_keys_f64", func(b *kernel.Block, a *sweepKeysF64Args) {
 	f := kernelimpl.Frame[sweepKeysF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -12197,7 +11451,7 @@ func LaunchSweepKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 196)
+	ld, checked, err := goKernels.Prepare(s, 185)
 	if err != nil {
 		return err
 	}
@@ -12207,7 +11461,7 @@ func LaunchSweepKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 196, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 185, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32I32Args is the kernarg layout of sweep_pairs_i32_i32's C++ entry point.
@@ -12227,7 +11481,7 @@ type sweepPairsI32I32Args struct {
 }
 
 // sweepPairsI32I32Kernel runs sweepPairsI32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:217: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:217: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsI32I32Kernel = kernel.Define("sweep_pairs_i32_i32", func(b *kernel.Block, a *sweepPairsI32I32Args) {
 	f := kernelimpl.Frame[sweepPairsI32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -12268,7 +11522,7 @@ func LaunchSweepPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 197)
+	ld, checked, err := goKernels.Prepare(s, 186)
 	if err != nil {
 		return err
 	}
@@ -12278,7 +11532,7 @@ func LaunchSweepPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 197, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 186, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32U32Args is the kernarg layout of sweep_pairs_i32_u32's C++ entry point.
@@ -12298,7 +11552,7 @@ type sweepPairsI32U32Args struct {
 }
 
 // sweepPairsI32U32Kernel runs sweepPairsI32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:230: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:230: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsI32U32Kernel = kernel.Define("sweep_pairs_i32_u32", func(b *kernel.Block, a *sweepPairsI32U32Args) {
 	f := kernelimpl.Frame[sweepPairsI32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -12339,7 +11593,7 @@ func LaunchSweepPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 198)
+	ld, checked, err := goKernels.Prepare(s, 187)
 	if err != nil {
 		return err
 	}
@@ -12349,7 +11603,7 @@ func LaunchSweepPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 198, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 187, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32I64Args is the kernarg layout of sweep_pairs_i32_i64's C++ entry point.
@@ -12369,7 +11623,7 @@ type sweepPairsI32I64Args struct {
 }
 
 // sweepPairsI32I64Kernel runs sweepPairsI32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:243: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:243: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsI32I64Kernel = kernel.Define("sweep_pairs_i32_i64", func(b *kernel.Block, a *sweepPairsI32I64Args) {
 	f := kernelimpl.Frame[sweepPairsI32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -12410,7 +11664,7 @@ func LaunchSweepPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 199)
+	ld, checked, err := goKernels.Prepare(s, 188)
 	if err != nil {
 		return err
 	}
@@ -12420,7 +11674,7 @@ func LaunchSweepPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 199, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 188, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32U64Args is the kernarg layout of sweep_pairs_i32_u64's C++ entry point.
@@ -12440,7 +11694,7 @@ type sweepPairsI32U64Args struct {
 }
 
 // sweepPairsI32U64Kernel runs sweepPairsI32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:256: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:256: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsI32U64Kernel = kernel.Define("sweep_pairs_i32_u64", func(b *kernel.Block, a *sweepPairsI32U64Args) {
 	f := kernelimpl.Frame[sweepPairsI32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -12481,7 +11735,7 @@ func LaunchSweepPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 200)
+	ld, checked, err := goKernels.Prepare(s, 189)
 	if err != nil {
 		return err
 	}
@@ -12491,7 +11745,7 @@ func LaunchSweepPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 200, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 189, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32F32Args is the kernarg layout of sweep_pairs_i32_f32's C++ entry point.
@@ -12511,7 +11765,7 @@ type sweepPairsI32F32Args struct {
 }
 
 // sweepPairsI32F32Kernel runs sweepPairsI32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:269: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:269: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsI32F32Kernel = kernel.Define("sweep_pairs_i32_f32", func(b *kernel.Block, a *sweepPairsI32F32Args) {
 	f := kernelimpl.Frame[sweepPairsI32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -12552,7 +11806,7 @@ func LaunchSweepPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 201)
+	ld, checked, err := goKernels.Prepare(s, 190)
 	if err != nil {
 		return err
 	}
@@ -12562,7 +11816,7 @@ func LaunchSweepPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 201, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 190, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32F64Args is the kernarg layout of sweep_pairs_i32_f64's C++ entry point.
@@ -12582,7 +11836,7 @@ type sweepPairsI32F64Args struct {
 }
 
 // sweepPairsI32F64Kernel runs sweepPairsI32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:282: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:282: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsI32F64Kernel = kernel.Define("sweep_pairs_i32_f64", func(b *kernel.Block, a *sweepPairsI32F64Args) {
 	f := kernelimpl.Frame[sweepPairsI32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -12623,7 +11877,7 @@ func LaunchSweepPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 202)
+	ld, checked, err := goKernels.Prepare(s, 191)
 	if err != nil {
 		return err
 	}
@@ -12633,7 +11887,7 @@ func LaunchSweepPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 202, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 191, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32I32Args is the kernarg layout of sweep_pairs_u32_i32's C++ entry point.
@@ -12653,7 +11907,7 @@ type sweepPairsU32I32Args struct {
 }
 
 // sweepPairsU32I32Kernel runs sweepPairsU32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:295: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:295: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsU32I32Kernel = kernel.Define("sweep_pairs_u32_i32", func(b *kernel.Block, a *sweepPairsU32I32Args) {
 	f := kernelimpl.Frame[sweepPairsU32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -12694,7 +11948,7 @@ func LaunchSweepPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 203)
+	ld, checked, err := goKernels.Prepare(s, 192)
 	if err != nil {
 		return err
 	}
@@ -12704,7 +11958,7 @@ func LaunchSweepPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 203, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 192, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U32Args is the kernarg layout of sweep_pairs_u32_u32's C++ entry point.
@@ -12724,7 +11978,7 @@ type sweepPairsU32U32Args struct {
 }
 
 // sweepPairsU32U32Kernel runs sweepPairsU32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:308: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:308: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsU32U32Kernel = kernel.Define("sweep_pairs_u32_u32", func(b *kernel.Block, a *sweepPairsU32U32Args) {
 	f := kernelimpl.Frame[sweepPairsU32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -12765,7 +12019,7 @@ func LaunchSweepPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 204)
+	ld, checked, err := goKernels.Prepare(s, 193)
 	if err != nil {
 		return err
 	}
@@ -12775,7 +12029,7 @@ func LaunchSweepPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 204, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 193, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32I64Args is the kernarg layout of sweep_pairs_u32_i64's C++ entry point.
@@ -12795,7 +12049,7 @@ type sweepPairsU32I64Args struct {
 }
 
 // sweepPairsU32I64Kernel runs sweepPairsU32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:321: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:321: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsU32I64Kernel = kernel.Define("sweep_pairs_u32_i64", func(b *kernel.Block, a *sweepPairsU32I64Args) {
 	f := kernelimpl.Frame[sweepPairsU32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -12836,7 +12090,7 @@ func LaunchSweepPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 205)
+	ld, checked, err := goKernels.Prepare(s, 194)
 	if err != nil {
 		return err
 	}
@@ -12846,7 +12100,7 @@ func LaunchSweepPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 205, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 194, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U64Args is the kernarg layout of sweep_pairs_u32_u64's C++ entry point.
@@ -12866,7 +12120,7 @@ type sweepPairsU32U64Args struct {
 }
 
 // sweepPairsU32U64Kernel runs sweepPairsU32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:334: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:334: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsU32U64Kernel = kernel.Define("sweep_pairs_u32_u64", func(b *kernel.Block, a *sweepPairsU32U64Args) {
 	f := kernelimpl.Frame[sweepPairsU32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -12907,7 +12161,7 @@ func LaunchSweepPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 206)
+	ld, checked, err := goKernels.Prepare(s, 195)
 	if err != nil {
 		return err
 	}
@@ -12917,7 +12171,7 @@ func LaunchSweepPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 206, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 195, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32F32Args is the kernarg layout of sweep_pairs_u32_f32's C++ entry point.
@@ -12937,7 +12191,7 @@ type sweepPairsU32F32Args struct {
 }
 
 // sweepPairsU32F32Kernel runs sweepPairsU32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:347: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:347: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsU32F32Kernel = kernel.Define("sweep_pairs_u32_f32", func(b *kernel.Block, a *sweepPairsU32F32Args) {
 	f := kernelimpl.Frame[sweepPairsU32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -12978,7 +12232,7 @@ func LaunchSweepPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 207)
+	ld, checked, err := goKernels.Prepare(s, 196)
 	if err != nil {
 		return err
 	}
@@ -12988,7 +12242,7 @@ func LaunchSweepPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 207, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 196, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32F64Args is the kernarg layout of sweep_pairs_u32_f64's C++ entry point.
@@ -13008,7 +12262,7 @@ type sweepPairsU32F64Args struct {
 }
 
 // sweepPairsU32F64Kernel runs sweepPairsU32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:360: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:360: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsU32F64Kernel = kernel.Define("sweep_pairs_u32_f64", func(b *kernel.Block, a *sweepPairsU32F64Args) {
 	f := kernelimpl.Frame[sweepPairsU32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -13049,7 +12303,7 @@ func LaunchSweepPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 208)
+	ld, checked, err := goKernels.Prepare(s, 197)
 	if err != nil {
 		return err
 	}
@@ -13059,7 +12313,7 @@ func LaunchSweepPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 208, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 197, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64I32Args is the kernarg layout of sweep_pairs_i64_i32's C++ entry point.
@@ -13079,7 +12333,7 @@ type sweepPairsI64I32Args struct {
 }
 
 // sweepPairsI64I32Kernel runs sweepPairsI64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:373: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:373: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsI64I32Kernel = kernel.Define("sweep_pairs_i64_i32", func(b *kernel.Block, a *sweepPairsI64I32Args) {
 	f := kernelimpl.Frame[sweepPairsI64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -13120,7 +12374,7 @@ func LaunchSweepPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 209)
+	ld, checked, err := goKernels.Prepare(s, 198)
 	if err != nil {
 		return err
 	}
@@ -13130,7 +12384,7 @@ func LaunchSweepPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 209, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 198, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64U32Args is the kernarg layout of sweep_pairs_i64_u32's C++ entry point.
@@ -13150,7 +12404,7 @@ type sweepPairsI64U32Args struct {
 }
 
 // sweepPairsI64U32Kernel runs sweepPairsI64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:386: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:386: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsI64U32Kernel = kernel.Define("sweep_pairs_i64_u32", func(b *kernel.Block, a *sweepPairsI64U32Args) {
 	f := kernelimpl.Frame[sweepPairsI64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -13191,7 +12445,7 @@ func LaunchSweepPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 210)
+	ld, checked, err := goKernels.Prepare(s, 199)
 	if err != nil {
 		return err
 	}
@@ -13201,7 +12455,7 @@ func LaunchSweepPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 210, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 199, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64I64Args is the kernarg layout of sweep_pairs_i64_i64's C++ entry point.
@@ -13221,7 +12475,7 @@ type sweepPairsI64I64Args struct {
 }
 
 // sweepPairsI64I64Kernel runs sweepPairsI64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:399: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:399: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsI64I64Kernel = kernel.Define("sweep_pairs_i64_i64", func(b *kernel.Block, a *sweepPairsI64I64Args) {
 	f := kernelimpl.Frame[sweepPairsI64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -13262,7 +12516,7 @@ func LaunchSweepPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 211)
+	ld, checked, err := goKernels.Prepare(s, 200)
 	if err != nil {
 		return err
 	}
@@ -13272,7 +12526,7 @@ func LaunchSweepPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 211, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 200, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64U64Args is the kernarg layout of sweep_pairs_i64_u64's C++ entry point.
@@ -13292,7 +12546,7 @@ type sweepPairsI64U64Args struct {
 }
 
 // sweepPairsI64U64Kernel runs sweepPairsI64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:412: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:412: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsI64U64Kernel = kernel.Define("sweep_pairs_i64_u64", func(b *kernel.Block, a *sweepPairsI64U64Args) {
 	f := kernelimpl.Frame[sweepPairsI64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -13333,7 +12587,7 @@ func LaunchSweepPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 212)
+	ld, checked, err := goKernels.Prepare(s, 201)
 	if err != nil {
 		return err
 	}
@@ -13343,7 +12597,7 @@ func LaunchSweepPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 212, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 201, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64F32Args is the kernarg layout of sweep_pairs_i64_f32's C++ entry point.
@@ -13363,7 +12617,7 @@ type sweepPairsI64F32Args struct {
 }
 
 // sweepPairsI64F32Kernel runs sweepPairsI64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:425: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:425: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsI64F32Kernel = kernel.Define("sweep_pairs_i64_f32", func(b *kernel.Block, a *sweepPairsI64F32Args) {
 	f := kernelimpl.Frame[sweepPairsI64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -13404,7 +12658,7 @@ func LaunchSweepPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 213)
+	ld, checked, err := goKernels.Prepare(s, 202)
 	if err != nil {
 		return err
 	}
@@ -13414,7 +12668,7 @@ func LaunchSweepPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 213, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 202, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64F64Args is the kernarg layout of sweep_pairs_i64_f64's C++ entry point.
@@ -13434,7 +12688,7 @@ type sweepPairsI64F64Args struct {
 }
 
 // sweepPairsI64F64Kernel runs sweepPairsI64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:438: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:438: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsI64F64Kernel = kernel.Define("sweep_pairs_i64_f64", func(b *kernel.Block, a *sweepPairsI64F64Args) {
 	f := kernelimpl.Frame[sweepPairsI64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -13475,7 +12729,7 @@ func LaunchSweepPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 214)
+	ld, checked, err := goKernels.Prepare(s, 203)
 	if err != nil {
 		return err
 	}
@@ -13485,7 +12739,7 @@ func LaunchSweepPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 214, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 203, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64I32Args is the kernarg layout of sweep_pairs_u64_i32's C++ entry point.
@@ -13505,7 +12759,7 @@ type sweepPairsU64I32Args struct {
 }
 
 // sweepPairsU64I32Kernel runs sweepPairsU64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:451: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:451: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsU64I32Kernel = kernel.Define("sweep_pairs_u64_i32", func(b *kernel.Block, a *sweepPairsU64I32Args) {
 	f := kernelimpl.Frame[sweepPairsU64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -13546,7 +12800,7 @@ func LaunchSweepPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 215)
+	ld, checked, err := goKernels.Prepare(s, 204)
 	if err != nil {
 		return err
 	}
@@ -13556,7 +12810,7 @@ func LaunchSweepPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 215, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 204, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64U32Args is the kernarg layout of sweep_pairs_u64_u32's C++ entry point.
@@ -13576,7 +12830,7 @@ type sweepPairsU64U32Args struct {
 }
 
 // sweepPairsU64U32Kernel runs sweepPairsU64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:464: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:464: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsU64U32Kernel = kernel.Define("sweep_pairs_u64_u32", func(b *kernel.Block, a *sweepPairsU64U32Args) {
 	f := kernelimpl.Frame[sweepPairsU64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -13617,7 +12871,7 @@ func LaunchSweepPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 216)
+	ld, checked, err := goKernels.Prepare(s, 205)
 	if err != nil {
 		return err
 	}
@@ -13627,7 +12881,7 @@ func LaunchSweepPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 216, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 205, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64I64Args is the kernarg layout of sweep_pairs_u64_i64's C++ entry point.
@@ -13647,7 +12901,7 @@ type sweepPairsU64I64Args struct {
 }
 
 // sweepPairsU64I64Kernel runs sweepPairsU64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:477: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:477: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsU64I64Kernel = kernel.Define("sweep_pairs_u64_i64", func(b *kernel.Block, a *sweepPairsU64I64Args) {
 	f := kernelimpl.Frame[sweepPairsU64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -13688,7 +12942,7 @@ func LaunchSweepPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 217)
+	ld, checked, err := goKernels.Prepare(s, 206)
 	if err != nil {
 		return err
 	}
@@ -13698,7 +12952,7 @@ func LaunchSweepPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 217, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 206, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64U64Args is the kernarg layout of sweep_pairs_u64_u64's C++ entry point.
@@ -13718,7 +12972,7 @@ type sweepPairsU64U64Args struct {
 }
 
 // sweepPairsU64U64Kernel runs sweepPairsU64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:490: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:490: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsU64U64Kernel = kernel.Define("sweep_pairs_u64_u64", func(b *kernel.Block, a *sweepPairsU64U64Args) {
 	f := kernelimpl.Frame[sweepPairsU64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -13759,7 +13013,7 @@ func LaunchSweepPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 218)
+	ld, checked, err := goKernels.Prepare(s, 207)
 	if err != nil {
 		return err
 	}
@@ -13769,7 +13023,7 @@ func LaunchSweepPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 218, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 207, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64F32Args is the kernarg layout of sweep_pairs_u64_f32's C++ entry point.
@@ -13789,7 +13043,7 @@ type sweepPairsU64F32Args struct {
 }
 
 // sweepPairsU64F32Kernel runs sweepPairsU64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:503: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:503: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsU64F32Kernel = kernel.Define("sweep_pairs_u64_f32", func(b *kernel.Block, a *sweepPairsU64F32Args) {
 	f := kernelimpl.Frame[sweepPairsU64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -13830,7 +13084,7 @@ func LaunchSweepPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 219)
+	ld, checked, err := goKernels.Prepare(s, 208)
 	if err != nil {
 		return err
 	}
@@ -13840,7 +13094,7 @@ func LaunchSweepPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 219, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 208, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64F64Args is the kernarg layout of sweep_pairs_u64_f64's C++ entry point.
@@ -13860,7 +13114,7 @@ type sweepPairsU64F64Args struct {
 }
 
 // sweepPairsU64F64Kernel runs sweepPairsU64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:516: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:516: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsU64F64Kernel = kernel.Define("sweep_pairs_u64_f64", func(b *kernel.Block, a *sweepPairsU64F64Args) {
 	f := kernelimpl.Frame[sweepPairsU64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -13901,7 +13155,7 @@ func LaunchSweepPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 220)
+	ld, checked, err := goKernels.Prepare(s, 209)
 	if err != nil {
 		return err
 	}
@@ -13911,7 +13165,7 @@ func LaunchSweepPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 220, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 209, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32I32Args is the kernarg layout of sweep_pairs_f32_i32's C++ entry point.
@@ -13931,7 +13185,7 @@ type sweepPairsF32I32Args struct {
 }
 
 // sweepPairsF32I32Kernel runs sweepPairsF32I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:529: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:529: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsF32I32Kernel = kernel.Define("sweep_pairs_f32_i32", func(b *kernel.Block, a *sweepPairsF32I32Args) {
 	f := kernelimpl.Frame[sweepPairsF32I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -13972,7 +13226,7 @@ func LaunchSweepPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 221)
+	ld, checked, err := goKernels.Prepare(s, 210)
 	if err != nil {
 		return err
 	}
@@ -13982,7 +13236,7 @@ func LaunchSweepPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 221, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 210, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32U32Args is the kernarg layout of sweep_pairs_f32_u32's C++ entry point.
@@ -14002,7 +13256,7 @@ type sweepPairsF32U32Args struct {
 }
 
 // sweepPairsF32U32Kernel runs sweepPairsF32U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:542: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:542: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsF32U32Kernel = kernel.Define("sweep_pairs_f32_u32", func(b *kernel.Block, a *sweepPairsF32U32Args) {
 	f := kernelimpl.Frame[sweepPairsF32U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14043,7 +13297,7 @@ func LaunchSweepPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 222)
+	ld, checked, err := goKernels.Prepare(s, 211)
 	if err != nil {
 		return err
 	}
@@ -14053,7 +13307,7 @@ func LaunchSweepPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 222, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 211, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32I64Args is the kernarg layout of sweep_pairs_f32_i64's C++ entry point.
@@ -14073,7 +13327,7 @@ type sweepPairsF32I64Args struct {
 }
 
 // sweepPairsF32I64Kernel runs sweepPairsF32I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:555: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:555: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsF32I64Kernel = kernel.Define("sweep_pairs_f32_i64", func(b *kernel.Block, a *sweepPairsF32I64Args) {
 	f := kernelimpl.Frame[sweepPairsF32I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14114,7 +13368,7 @@ func LaunchSweepPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 223)
+	ld, checked, err := goKernels.Prepare(s, 212)
 	if err != nil {
 		return err
 	}
@@ -14124,7 +13378,7 @@ func LaunchSweepPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 223, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 212, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32U64Args is the kernarg layout of sweep_pairs_f32_u64's C++ entry point.
@@ -14144,7 +13398,7 @@ type sweepPairsF32U64Args struct {
 }
 
 // sweepPairsF32U64Kernel runs sweepPairsF32U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:568: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:568: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsF32U64Kernel = kernel.Define("sweep_pairs_f32_u64", func(b *kernel.Block, a *sweepPairsF32U64Args) {
 	f := kernelimpl.Frame[sweepPairsF32U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14185,7 +13439,7 @@ func LaunchSweepPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 224)
+	ld, checked, err := goKernels.Prepare(s, 213)
 	if err != nil {
 		return err
 	}
@@ -14195,7 +13449,7 @@ func LaunchSweepPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 224, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 213, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32F32Args is the kernarg layout of sweep_pairs_f32_f32's C++ entry point.
@@ -14215,7 +13469,7 @@ type sweepPairsF32F32Args struct {
 }
 
 // sweepPairsF32F32Kernel runs sweepPairsF32F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:581: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:581: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsF32F32Kernel = kernel.Define("sweep_pairs_f32_f32", func(b *kernel.Block, a *sweepPairsF32F32Args) {
 	f := kernelimpl.Frame[sweepPairsF32F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14256,7 +13510,7 @@ func LaunchSweepPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 225)
+	ld, checked, err := goKernels.Prepare(s, 214)
 	if err != nil {
 		return err
 	}
@@ -14266,7 +13520,7 @@ func LaunchSweepPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 225, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 214, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32F64Args is the kernarg layout of sweep_pairs_f32_f64's C++ entry point.
@@ -14286,7 +13540,7 @@ type sweepPairsF32F64Args struct {
 }
 
 // sweepPairsF32F64Kernel runs sweepPairsF32F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:594: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:594: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsF32F64Kernel = kernel.Define("sweep_pairs_f32_f64", func(b *kernel.Block, a *sweepPairsF32F64Args) {
 	f := kernelimpl.Frame[sweepPairsF32F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14327,7 +13581,7 @@ func LaunchSweepPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 226)
+	ld, checked, err := goKernels.Prepare(s, 215)
 	if err != nil {
 		return err
 	}
@@ -14337,7 +13591,7 @@ func LaunchSweepPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 226, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 215, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64I32Args is the kernarg layout of sweep_pairs_f64_i32's C++ entry point.
@@ -14357,7 +13611,7 @@ type sweepPairsF64I32Args struct {
 }
 
 // sweepPairsF64I32Kernel runs sweepPairsF64I32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:607: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:607: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsF64I32Kernel = kernel.Define("sweep_pairs_f64_i32", func(b *kernel.Block, a *sweepPairsF64I32Args) {
 	f := kernelimpl.Frame[sweepPairsF64I32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14398,7 +13652,7 @@ func LaunchSweepPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 227)
+	ld, checked, err := goKernels.Prepare(s, 216)
 	if err != nil {
 		return err
 	}
@@ -14408,7 +13662,7 @@ func LaunchSweepPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 227, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 216, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64U32Args is the kernarg layout of sweep_pairs_f64_u32's C++ entry point.
@@ -14428,7 +13682,7 @@ type sweepPairsF64U32Args struct {
 }
 
 // sweepPairsF64U32Kernel runs sweepPairsF64U32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:620: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:620: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsF64U32Kernel = kernel.Define("sweep_pairs_f64_u32", func(b *kernel.Block, a *sweepPairsF64U32Args) {
 	f := kernelimpl.Frame[sweepPairsF64U32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14469,7 +13723,7 @@ func LaunchSweepPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 228)
+	ld, checked, err := goKernels.Prepare(s, 217)
 	if err != nil {
 		return err
 	}
@@ -14479,7 +13733,7 @@ func LaunchSweepPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 228, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 217, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64I64Args is the kernarg layout of sweep_pairs_f64_i64's C++ entry point.
@@ -14499,7 +13753,7 @@ type sweepPairsF64I64Args struct {
 }
 
 // sweepPairsF64I64Kernel runs sweepPairsF64I64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:633: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:633: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsF64I64Kernel = kernel.Define("sweep_pairs_f64_i64", func(b *kernel.Block, a *sweepPairsF64I64Args) {
 	f := kernelimpl.Frame[sweepPairsF64I64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14540,7 +13794,7 @@ func LaunchSweepPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 229)
+	ld, checked, err := goKernels.Prepare(s, 218)
 	if err != nil {
 		return err
 	}
@@ -14550,7 +13804,7 @@ func LaunchSweepPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 229, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 218, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64U64Args is the kernarg layout of sweep_pairs_f64_u64's C++ entry point.
@@ -14570,7 +13824,7 @@ type sweepPairsF64U64Args struct {
 }
 
 // sweepPairsF64U64Kernel runs sweepPairsF64U64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:646: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:646: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsF64U64Kernel = kernel.Define("sweep_pairs_f64_u64", func(b *kernel.Block, a *sweepPairsF64U64Args) {
 	f := kernelimpl.Frame[sweepPairsF64U64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14611,7 +13865,7 @@ func LaunchSweepPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 230)
+	ld, checked, err := goKernels.Prepare(s, 219)
 	if err != nil {
 		return err
 	}
@@ -14621,7 +13875,7 @@ func LaunchSweepPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 230, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 219, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64F32Args is the kernarg layout of sweep_pairs_f64_f32's C++ entry point.
@@ -14641,7 +13895,7 @@ type sweepPairsF64F32Args struct {
 }
 
 // sweepPairsF64F32Kernel runs sweepPairsF64F32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:659: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:659: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsF64F32Kernel = kernel.Define("sweep_pairs_f64_f32", func(b *kernel.Block, a *sweepPairsF64F32Args) {
 	f := kernelimpl.Frame[sweepPairsF64F32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14682,7 +13936,7 @@ func LaunchSweepPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 231)
+	ld, checked, err := goKernels.Prepare(s, 220)
 	if err != nil {
 		return err
 	}
@@ -14692,7 +13946,7 @@ func LaunchSweepPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 231, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 220, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64F64Args is the kernarg layout of sweep_pairs_f64_f64's C++ entry point.
@@ -14712,7 +13966,7 @@ type sweepPairsF64F64Args struct {
 }
 
 // sweepPairsF64F64Kernel runs sweepPairsF64F64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (sort_types.go:672: calls onesweep, which synchronizes and has no fission (kernels_sort.go:93: block-wide call OrderedBlockID)).
+// loop fission does not apply (sort_types.go:672: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
 var sweepPairsF64F64Kernel = kernel.Define("sweep_pairs_f64_f64", func(b *kernel.Block, a *sweepPairsF64F64Args) {
 	f := kernelimpl.Frame[sweepPairsF64F64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
@@ -14753,7 +14007,7 @@ func LaunchSweepPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 232)
+	ld, checked, err := goKernels.Prepare(s, 221)
 	if err != nil {
 		return err
 	}
@@ -14763,7 +14017,652 @@ func LaunchSweepPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 232, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 221, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysU32T256x16m3Args is the kernarg layout of sweep_keys_u32_t256x16m3's C++ entry point.
+type sweepKeysU32T256x16m3Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysU32T256x16m3Kernel runs sweepKeysU32T256x16m3 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:684: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+var sweepKeysU32T256x16m3Kernel = kernel.Define("sweep_keys_u32_t256x16m3", func(b *kernel.Block, a *sweepKeysU32T256x16m3Args) {
+	f := kernelimpl.Frame[sweepKeysU32T256x16m3Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysU32T256x16m3Frame](t)
+		sweepKeysU32T256x16m3(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(26752), kernelimpl.Lockstep())
+
+// LaunchSweepKeysU32T256x16m3 launches sweepKeysU32T256x16m3 (sort_types.go:678) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysU32T256x16m3(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m3 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m3 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m3 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m3 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 222)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 222, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysU32T256x16m4Args is the kernarg layout of sweep_keys_u32_t256x16m4's C++ entry point.
+type sweepKeysU32T256x16m4Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysU32T256x16m4Kernel runs sweepKeysU32T256x16m4 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:696: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+var sweepKeysU32T256x16m4Kernel = kernel.Define("sweep_keys_u32_t256x16m4", func(b *kernel.Block, a *sweepKeysU32T256x16m4Args) {
+	f := kernelimpl.Frame[sweepKeysU32T256x16m4Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysU32T256x16m4Frame](t)
+		sweepKeysU32T256x16m4(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(26752), kernelimpl.Lockstep())
+
+// LaunchSweepKeysU32T256x16m4 launches sweepKeysU32T256x16m4 (sort_types.go:690) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysU32T256x16m4(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m4 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m4 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m4 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m4 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 223)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 223, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysU32T256x24Args is the kernarg layout of sweep_keys_u32_t256x24's C++ entry point.
+type sweepKeysU32T256x24Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysU32T256x24Kernel runs sweepKeysU32T256x24 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:708: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+var sweepKeysU32T256x24Kernel = kernel.Define("sweep_keys_u32_t256x24", func(b *kernel.Block, a *sweepKeysU32T256x24Args) {
+	f := kernelimpl.Frame[sweepKeysU32T256x24Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysU32T256x24Frame](t)
+		sweepKeysU32T256x24(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(34944), kernelimpl.Lockstep())
+
+// LaunchSweepKeysU32T256x24 launches sweepKeysU32T256x24 (sort_types.go:702) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysU32T256x24(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x24 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x24 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x24 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x24 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 224)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 224, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysU32T384x16Args is the kernarg layout of sweep_keys_u32_t384x16's C++ entry point.
+type sweepKeysU32T384x16Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysU32T384x16Kernel runs sweepKeysU32T384x16 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:720: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+var sweepKeysU32T384x16Kernel = kernel.Define("sweep_keys_u32_t384x16", func(b *kernel.Block, a *sweepKeysU32T384x16Args) {
+	f := kernelimpl.Frame[sweepKeysU32T384x16Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysU32T384x16Frame](t)
+		sweepKeysU32T384x16(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(384), kernel.StaticShared(39040), kernelimpl.Lockstep())
+
+// LaunchSweepKeysU32T384x16 launches sweepKeysU32T384x16 (sort_types.go:714) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysU32T384x16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 225)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 225, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysU32T384x16m2Args is the kernarg layout of sweep_keys_u32_t384x16m2's C++ entry point.
+type sweepKeysU32T384x16m2Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysU32T384x16m2Kernel runs sweepKeysU32T384x16m2 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:732: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+var sweepKeysU32T384x16m2Kernel = kernel.Define("sweep_keys_u32_t384x16m2", func(b *kernel.Block, a *sweepKeysU32T384x16m2Args) {
+	f := kernelimpl.Frame[sweepKeysU32T384x16m2Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysU32T384x16m2Frame](t)
+		sweepKeysU32T384x16m2(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(384), kernel.StaticShared(39040), kernelimpl.Lockstep())
+
+// LaunchSweepKeysU32T384x16m2 launches sweepKeysU32T384x16m2 (sort_types.go:726) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysU32T384x16m2(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16m2 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16m2 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16m2 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16m2 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 226)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 226, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysU32T384x20Args is the kernarg layout of sweep_keys_u32_t384x20's C++ entry point.
+type sweepKeysU32T384x20Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysU32T384x20Kernel runs sweepKeysU32T384x20 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:744: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+var sweepKeysU32T384x20Kernel = kernel.Define("sweep_keys_u32_t384x20", func(b *kernel.Block, a *sweepKeysU32T384x20Args) {
+	f := kernelimpl.Frame[sweepKeysU32T384x20Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysU32T384x20Frame](t)
+		sweepKeysU32T384x20(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(384), kernel.StaticShared(45184), kernelimpl.Lockstep())
+
+// LaunchSweepKeysU32T384x20 launches sweepKeysU32T384x20 (sort_types.go:738) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysU32T384x20(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x20 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x20 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x20 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x20 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 227)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 227, checked, grid, block, sharedMem, &args)
+}
+
+// sweepKeysU32T512x12Args is the kernarg layout of sweep_keys_u32_t512x12's C++ entry point.
+type sweepKeysU32T512x12Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepKeysU32T512x12Kernel runs sweepKeysU32T512x12 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:756: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+var sweepKeysU32T512x12Kernel = kernel.Define("sweep_keys_u32_t512x12", func(b *kernel.Block, a *sweepKeysU32T512x12Args) {
+	f := kernelimpl.Frame[sweepKeysU32T512x12Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ViewRest(b, a.meta)
+	f.p3 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p4 = int(a.p)
+	f.p5 = int(a.shift)
+	f.p6 = int(a.bits)
+	f.p7 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepKeysU32T512x12Frame](t)
+		sweepKeysU32T512x12(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
+	})
+}, kernel.MaxThreads(512), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepKeysU32T512x12 launches sweepKeysU32T512x12 (sort_types.go:750) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepKeysU32T512x12(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t512x12 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t512x12 argument 1 (keysOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t512x12 argument 2 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t512x12 argument 3 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 228)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 228, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU32U32T256x16m3Args is the kernarg layout of sweep_pairs_u32_u32_t256x16m3's C++ entry point.
+type sweepPairsU32U32T256x16m3Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	valsIn    rocr.ConstPtr[uint32]
+	valsOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU32U32T256x16m3Kernel runs sweepPairsU32U32T256x16m3 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:769: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+var sweepPairsU32U32T256x16m3Kernel = kernel.Define("sweep_pairs_u32_u32_t256x16m3", func(b *kernel.Block, a *sweepPairsU32U32T256x16m3Args) {
+	f := kernelimpl.Frame[sweepPairsU32U32T256x16m3Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU32U32T256x16m3Frame](t)
+		sweepPairsU32U32T256x16m3(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(43136), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU32U32T256x16m3 launches sweepPairsU32U32T256x16m3 (sort_types.go:762) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU32U32T256x16m3(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x16m3 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x16m3 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x16m3 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x16m3 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x16m3 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x16m3 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 229)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 229, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU32U32T256x18Args is the kernarg layout of sweep_pairs_u32_u32_t256x18's C++ entry point.
+type sweepPairsU32U32T256x18Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	valsIn    rocr.ConstPtr[uint32]
+	valsOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU32U32T256x18Kernel runs sweepPairsU32U32T256x18 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:782: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+var sweepPairsU32U32T256x18Kernel = kernel.Define("sweep_pairs_u32_u32_t256x18", func(b *kernel.Block, a *sweepPairsU32U32T256x18Args) {
+	f := kernelimpl.Frame[sweepPairsU32U32T256x18Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU32U32T256x18Frame](t)
+		sweepPairsU32U32T256x18(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(47232), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU32U32T256x18 launches sweepPairsU32U32T256x18 (sort_types.go:775) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU32U32T256x18(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x18 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x18 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x18 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x18 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x18 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x18 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 230)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 230, checked, grid, block, sharedMem, &args)
+}
+
+// sweepPairsU32U32T384x10Args is the kernarg layout of sweep_pairs_u32_u32_t384x10's C++ entry point.
+type sweepPairsU32U32T384x10Args struct {
+	keysIn    rocr.ConstPtr[uint32]
+	keysInLen int64
+	keysOut   rocr.Ptr[uint32]
+	valsIn    rocr.ConstPtr[uint32]
+	valsOut   rocr.Ptr[uint32]
+	meta      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint32]
+	statesLen int64
+	p         int64
+	shift     int64
+	bits      int64
+	desc      uint8
+}
+
+// sweepPairsU32U32T384x10Kernel runs sweepPairsU32U32T384x10 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (sort_types.go:795: calls onesweep, which synchronizes and has no fission (kernels_sort.go:170: block-wide call OrderedBlockID)).
+var sweepPairsU32U32T384x10Kernel = kernel.Define("sweep_pairs_u32_u32_t384x10", func(b *kernel.Block, a *sweepPairsU32U32T384x10Args) {
+	f := kernelimpl.Frame[sweepPairsU32U32T384x10Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.keysIn, a.keysInLen)
+	f.p1 = kernelimpl.ViewRest(b, a.keysOut)
+	f.p2 = kernelimpl.ConstViewRest(b, a.valsIn)
+	f.p3 = kernelimpl.ViewRest(b, a.valsOut)
+	f.p4 = kernelimpl.ViewRest(b, a.meta)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = int(a.p)
+	f.p7 = int(a.shift)
+	f.p8 = int(a.bits)
+	f.p9 = a.desc != 0
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[sweepPairsU32U32T384x10Frame](t)
+		sweepPairsU32U32T384x10(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9)
+	})
+}, kernel.MaxThreads(384), kernel.StaticShared(45184), kernelimpl.Lockstep())
+
+// LaunchSweepPairsU32U32T384x10 launches sweepPairsU32U32T384x10 (sort_types.go:788) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSweepPairsU32U32T384x10(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], meta buffer.Array[uint32], states buffer.Array[uint32], p int, shift int, bits int, desc bool) error {
+	if keysIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t384x10 argument 0 (keysIn): nil buffer")
+	}
+	if keysOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t384x10 argument 1 (keysOut): nil buffer")
+	}
+	if valsIn == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t384x10 argument 2 (valsIn): nil buffer")
+	}
+	if valsOut == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t384x10 argument 3 (valsOut): nil buffer")
+	}
+	if meta == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t384x10 argument 4 (meta): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t384x10 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 231)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(keysIn).Int64(int64(keysIn.Len())).Ptr(keysOut).ConstPtr(valsIn).Ptr(valsOut).Ptr(meta).Ptr(states).Int64(int64(states.Len())).Int64(int64(p)).Int64(int64(shift)).Int64(int64(bits)).Uint8(gokernel.Bool(desc))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
+	}
+	return ld.Launch(s, 231, checked, grid, block, sharedMem, &args)
+}
+
+// sweepScanFrame holds sweepScan's arguments for its lockstep work-items.
+type sweepScanFrame struct {
+	p0 []uint32
 }
 
 // reduceI32Frame holds reduceI32's arguments for its lockstep work-items.
@@ -16382,102 +16281,6 @@ type sortPairsF64F64Frame struct {
 	p8 int
 }
 
-// selectSweepI32Frame holds selectSweepI32's arguments for its lockstep work-items.
-type selectSweepI32Frame struct {
-	p0  []int32
-	p1  []uint8
-	p2  []int32
-	p3  []int64
-	p4  int32
-	p5  int32
-	p6  []uint64
-	p7  []int64
-	p8  []int64
-	p9  bool
-	p10 bool
-	p11 int
-}
-
-// selectSweepU32Frame holds selectSweepU32's arguments for its lockstep work-items.
-type selectSweepU32Frame struct {
-	p0  []uint32
-	p1  []uint8
-	p2  []uint32
-	p3  []int64
-	p4  int32
-	p5  uint32
-	p6  []uint64
-	p7  []int64
-	p8  []int64
-	p9  bool
-	p10 bool
-	p11 int
-}
-
-// selectSweepI64Frame holds selectSweepI64's arguments for its lockstep work-items.
-type selectSweepI64Frame struct {
-	p0  []int64
-	p1  []uint8
-	p2  []int64
-	p3  []int64
-	p4  int32
-	p5  int64
-	p6  []uint64
-	p7  []int64
-	p8  []int64
-	p9  bool
-	p10 bool
-	p11 int
-}
-
-// selectSweepU64Frame holds selectSweepU64's arguments for its lockstep work-items.
-type selectSweepU64Frame struct {
-	p0  []uint64
-	p1  []uint8
-	p2  []uint64
-	p3  []int64
-	p4  int32
-	p5  uint64
-	p6  []uint64
-	p7  []int64
-	p8  []int64
-	p9  bool
-	p10 bool
-	p11 int
-}
-
-// selectSweepF32Frame holds selectSweepF32's arguments for its lockstep work-items.
-type selectSweepF32Frame struct {
-	p0  []float32
-	p1  []uint8
-	p2  []float32
-	p3  []int64
-	p4  int32
-	p5  float32
-	p6  []uint64
-	p7  []int64
-	p8  []int64
-	p9  bool
-	p10 bool
-	p11 int
-}
-
-// selectSweepF64Frame holds selectSweepF64's arguments for its lockstep work-items.
-type selectSweepF64Frame struct {
-	p0  []float64
-	p1  []uint8
-	p2  []float64
-	p3  []int64
-	p4  int32
-	p5  float64
-	p6  []uint64
-	p7  []int64
-	p8  []int64
-	p9  bool
-	p10 bool
-	p11 int
-}
-
 // sortHistI8Frame holds sortHistI8's arguments for its lockstep work-items.
 type sortHistI8Frame struct {
 	p0 []int8
@@ -17200,6 +17003,311 @@ type sweepPairsF64F64Frame struct {
 	p7 int
 	p8 int
 	p9 bool
+}
+
+// sweepKeysU32T256x16m3Frame holds sweepKeysU32T256x16m3's arguments for its lockstep work-items.
+type sweepKeysU32T256x16m3Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sweepKeysU32T256x16m4Frame holds sweepKeysU32T256x16m4's arguments for its lockstep work-items.
+type sweepKeysU32T256x16m4Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sweepKeysU32T256x24Frame holds sweepKeysU32T256x24's arguments for its lockstep work-items.
+type sweepKeysU32T256x24Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sweepKeysU32T384x16Frame holds sweepKeysU32T384x16's arguments for its lockstep work-items.
+type sweepKeysU32T384x16Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sweepKeysU32T384x16m2Frame holds sweepKeysU32T384x16m2's arguments for its lockstep work-items.
+type sweepKeysU32T384x16m2Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sweepKeysU32T384x20Frame holds sweepKeysU32T384x20's arguments for its lockstep work-items.
+type sweepKeysU32T384x20Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sweepKeysU32T512x12Frame holds sweepKeysU32T512x12's arguments for its lockstep work-items.
+type sweepKeysU32T512x12Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 int
+	p5 int
+	p6 int
+	p7 bool
+}
+
+// sweepPairsU32U32T256x16m3Frame holds sweepPairsU32U32T256x16m3's arguments for its lockstep work-items.
+type sweepPairsU32U32T256x16m3Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsU32U32T256x18Frame holds sweepPairsU32U32T256x18's arguments for its lockstep work-items.
+type sweepPairsU32U32T256x18Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepPairsU32U32T384x10Frame holds sweepPairsU32U32T384x10's arguments for its lockstep work-items.
+type sweepPairsU32U32T384x10Frame struct {
+	p0 []uint32
+	p1 []uint32
+	p2 []uint32
+	p3 []uint32
+	p4 []uint32
+	p5 []uint32
+	p6 int
+	p7 int
+	p8 int
+	p9 bool
+}
+
+// sweepScanLocals holds the per-work-item variables of sweepScan's fissioned group.
+type sweepScanLocals struct {
+	hgV     []uint32
+	hgWarps []*[32]uint32
+	hgLane  []int
+	hgW     []int
+	hgNw    []int
+	hgX     []uint32
+	hgY     []uint32
+	hgE     []uint32
+	hgS     []uint32
+	hgY2    []uint32
+	hgI2    []int
+	hgW0    kernelimpl.Warp[uint32]
+	hgW1    kernelimpl.Warp[uint32]
+	hgW2    kernelimpl.Warp[uint32]
+	hgC0    []bool
+}
+
+// sweepScanGroup runs one work-group of sweepScan (kernels_sort.go:135) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sweepScanGroup(hgB *kernel.Block, hist []uint32) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sweepScanLocals](hgB)
+	_ = hgF
+	hgV := kernelimpl.Locals(&hgF.hgV, hgN)
+	hgWarps := kernelimpl.Locals(&hgF.hgWarps, hgN)
+	var hgWs int
+	hgLane := kernelimpl.Locals(&hgF.hgLane, hgN)
+	hgW := kernelimpl.Locals(&hgF.hgW, hgN)
+	hgNw := kernelimpl.Locals(&hgF.hgNw, hgN)
+	hgX := kernelimpl.Locals(&hgF.hgX, hgN)
+	hgY := kernelimpl.Locals(&hgF.hgY, hgN)
+	hgE := kernelimpl.Locals(&hgF.hgE, hgN)
+	hgS := kernelimpl.Locals(&hgF.hgS, hgN)
+	hgY2 := kernelimpl.Locals(&hgF.hgY2, hgN)
+	hgI2 := kernelimpl.Locals(&hgF.hgI2, hgN)
+	hgW0 := &hgF.hgW0
+	hgW1 := &hgF.hgW1
+	hgW2 := &hgF.hgW2
+	hgC0 := kernelimpl.Locals(&hgF.hgC0, hgN)
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_sort.go:136
+	warps := kernel.Shared[[32]uint32](t)
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels_sort.go:137
+		hgI2[hgI] = t.BlockIdx().X*256 + t.ThreadIdx().X
+//line kernels_sort.go:138
+		var c uint32
+//line kernels_sort.go:139
+		if t.ThreadIdx().X < 256 {
+			c = hist[hgI2[hgI]]
+		}
+//line kernels_sort.go:142
+		hgV[hgI], hgWarps[hgI] = c, warps
+//line kernels.go:145
+		hgWs, hgLane[hgI] = t.WarpSize(), t.Lane()
+//line kernels.go:146
+		hgW[hgI], hgNw[hgI] = t.ThreadIdx().X/hgWs, t.BlockDim().X/hgWs
+//line kernels.go:147
+		hgX[hgI] = hgV[hgI]
+	}
+//line kernels.go:148
+	if hgN%kernel.CPUWarpSize == 0 {
+		for hgI := 0; hgI < hgN; hgI++ {
+			if hgI%kernel.CPUWarpSize != 0 {
+				hgX[hgI] += hgX[hgI-1]
+			}
+		}
+	} else {
+//line kernels.go:148
+		for d := 1; d < hgWs; d <<= 1 {
+			hgW0.Begin(hgB)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:149
+				hgW0.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgX[hgI], d, kernel.CPUWarpSize)
+			}
+//line kernels.go:149
+			hgW0.Run(hgB, kernelimpl.OpShflUp)
+			for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:149
+				hgY[hgI] = hgW0.Out[hgI]
+//line kernels.go:150
+				if hgLane[hgI] >= d {
+					hgX[hgI] += hgY[hgI]
+				}
+			}
+		}
+	}
+	hgW1.Begin(hgB)
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:154
+		hgW1.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgX[hgI], 1, kernel.CPUWarpSize)
+	}
+//line kernels.go:154
+	hgW1.Run(hgB, kernelimpl.OpShflUp)
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:154
+		hgE[hgI] = hgW1.Out[hgI]
+//line kernels.go:155
+		if hgLane[hgI] == 0 {
+			hgE[hgI] = 0
+		}
+//line kernels.go:158
+		if hgLane[hgI] == hgWs-1 {
+			hgWarps[hgI][hgW[hgI]] = hgX[hgI]
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+//line kernels.go:162
+		hgC0[hgI] = hgW[hgI] == 0
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		if !hgC0[hgI] {
+			continue
+		}
+//line kernels.go:163
+		hgS[hgI] = *new(uint32)
+//line kernels.go:164
+		if hgLane[hgI] < hgNw[hgI] {
+			hgS[hgI] = hgWarps[hgI][hgLane[hgI]]
+		}
+	}
+//line kernels.go:167
+	for d := 1; d < hgWs; d <<= 1 {
+		hgW2.Begin(hgB)
+		for hgI := 0; hgI < hgN; hgI++ {
+			if !hgC0[hgI] {
+				hgW2.Elsewhere(hgI)
+				continue
+			}
+//line kernels.go:168
+			hgW2.Post(hgB, hgI, kernelimpl.OpShflUp, kernel.FullMask, hgS[hgI], d, kernel.CPUWarpSize)
+		}
+//line kernels.go:168
+		hgW2.Run(hgB, kernelimpl.OpShflUp)
+		for hgI := 0; hgI < hgN; hgI++ {
+			if !hgC0[hgI] {
+				continue
+			}
+//line kernels.go:168
+			hgY2[hgI] = hgW2.Out[hgI]
+//line kernels.go:169
+			if hgLane[hgI] >= d {
+				hgS[hgI] += hgY2[hgI]
+			}
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		if !hgC0[hgI] {
+			continue
+		}
+//line kernels.go:173
+		if hgLane[hgI] < hgNw[hgI] {
+			hgWarps[hgI][hgLane[hgI]] = hgS[hgI]
+		}
+	}
+	for hgI := 0; hgI < hgN; hgI++ {
+		t := hgB.Thread(hgI)
+		_ = t
+//line kernels.go:178
+		if hgW[hgI] > 0 {
+			hgE[hgI] += hgWarps[hgI][hgW[hgI]-1]
+		}
+//line kernels_sort.go:142
+		e, _ :=
+
+//line kernels.go:181
+			hgE[hgI], hgWarps[hgI][hgNw[hgI]-1]
+//line kernels_sort.go:143
+		if t.ThreadIdx().X < 256 {
+			hist[hgI2[hgI]] = e
+		}
+	}
 }
 
 // scanUpI32Locals holds the per-work-item variables of scanUpI32's fissioned group.
@@ -21815,9 +21923,10 @@ type hgLocalsSortHist[K number] struct {
 	hgBd     []int
 	hgTid    []int
 	hgPasses []int
+	hgFlip   []uint64
 }
 
-// hgGroupSortHist runs one work-group of sortHist (kernels_sort.go:36) by loop fission: each stretch
+// hgGroupSortHist runs one work-group of sortHist (kernels_sort.go:92) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func hgGroupSortHist[K number](hgB *kernel.Block, keys []K, hist []uint32, begin int, end int, kind int32, width int, desc bool, span int, bins *[2048]uint32) {
 	hgN := hgB.Threads()
@@ -21826,16 +21935,19 @@ func hgGroupSortHist[K number](hgB *kernel.Block, keys []K, hist []uint32, begin
 	hgBd := kernelimpl.Locals(&hgF.hgBd, hgN)
 	hgTid := kernelimpl.Locals(&hgF.hgTid, hgN)
 	hgPasses := kernelimpl.Locals(&hgF.hgPasses, hgN)
+	hgFlip := kernelimpl.Locals(&hgF.hgFlip, hgN)
 	t := hgB.Thread(0)
 	_ = t
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels_sort.go:37
+//line kernels_sort.go:93
 		hgBd[hgI], hgTid[hgI] = t.BlockDim().X, t.ThreadIdx().X
-//line kernels_sort.go:38
+//line kernels_sort.go:94
 		hgPasses[hgI] = (end - begin + 7) / 8
-//line kernels_sort.go:39
+//line kernels_sort.go:95
+		hgFlip[hgI] = sweepFlip(width, desc)
+//line kernels_sort.go:96
 		for i := hgTid[hgI]; i < hgPasses[hgI]*256; i += hgBd[hgI] {
 			bins[i] = 0
 		}
@@ -21843,33 +21955,35 @@ func hgGroupSortHist[K number](hgB *kernel.Block, keys []K, hist []uint32, begin
 	for hgI := 0; hgI < hgN; hgI++ {
 		t := hgB.Thread(hgI)
 		_ = t
-//line kernels_sort.go:43
+//line kernels_sort.go:100
 		n := len(keys)
-//line kernels_sort.go:44
+//line kernels_sort.go:101
 		lo, hi, step := t.GlobalX(), n, hgBd[hgI]*t.GridDim().X
-//line kernels_sort.go:45
+//line kernels_sort.go:102
 		if span > 0 {
 			lo = min(t.GlobalX()*span, n)
 			hi = min(lo+span, n)
 			step = 1
 		}
-//line kernels_sort.go:50
+//line kernels_sort.go:107
 		for i := lo; i < hi; i += step {
-			u := ordered(keys[i], kind, width, desc)
-			for p := 0; p < hgPasses[hgI]; p++ {
-				shift := begin + 8*p
-				bits := min(8, end-shift)
-				d := p*256 + int((u>>shift)&(uint64(1)<<bits-1))
-				if hgBd[hgI] == 1 {
-					bins[d]++
-				} else {
-					kernel.AtomicAdd(&bins[d], 1)
+			k := keys[i]
+
+			for p := 0; p < width/8; p++ {
+				if p < hgPasses[hgI] {
+					shift := begin + 8*p
+					d := p*256 + int(sweepDigit(k, kind, width, hgFlip[hgI], shift, uint32(1)<<min(8, end-shift)-1))
+					if hgBd[hgI] == 1 {
+						bins[d]++
+					} else {
+						kernel.AtomicAdd(&bins[d], 1)
+					}
 				}
 			}
 		}
 	}
 	for hgI := 0; hgI < hgN; hgI++ {
-//line kernels_sort.go:64
+//line kernels_sort.go:123
 		for i := hgTid[hgI]; i < hgPasses[hgI]*256; i += hgBd[hgI] {
 			if c := bins[i]; c != 0 {
 				kernel.AtomicAdd(&hist[i], c)

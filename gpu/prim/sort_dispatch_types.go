@@ -14,25 +14,25 @@ type (
 	sweepPairsLaunch[K, V any] = func(*stream.Stream, gpu.Dim3, gpu.Dim3, int, buffer.Array[K], buffer.Array[K], buffer.Array[V], buffer.Array[V], buffer.Array[uint32], buffer.Array[uint32], int, int, int, bool) error
 )
 
-// sweepLaunchers are a key type's Onesweep launchers and the keys a
-// work-item ranks in a pass of SortKeys.
+// sweepLaunchers are a key type's Onesweep launchers and the shape of a
+// pass of SortKeys: block work-items of items keys.
 type sweepLaunchers[K any] struct {
-	hist  sortHistLaunch[K]
-	keys  sweepKeysLaunch[K]
-	items int
+	hist         sortHistLaunch[K]
+	keys         sweepKeysLaunch[K]
+	block, items int
 }
 
 var (
-	sweepI8  = sweepLaunchers[int8]{LaunchSortHistI8, LaunchSweepKeysI8, 16}
-	sweepU8  = sweepLaunchers[uint8]{LaunchSortHistU8, LaunchSweepKeysU8, 16}
-	sweepI16 = sweepLaunchers[int16]{LaunchSortHistI16, LaunchSweepKeysI16, 16}
-	sweepU16 = sweepLaunchers[uint16]{LaunchSortHistU16, LaunchSweepKeysU16, 16}
-	sweepI32 = sweepLaunchers[int32]{LaunchSortHistI32, LaunchSweepKeysI32, 16}
-	sweepU32 = sweepLaunchers[uint32]{LaunchSortHistU32, LaunchSweepKeysU32, 16}
-	sweepI64 = sweepLaunchers[int64]{LaunchSortHistI64, LaunchSweepKeysI64, 16}
-	sweepU64 = sweepLaunchers[uint64]{LaunchSortHistU64, LaunchSweepKeysU64, 16}
-	sweepF32 = sweepLaunchers[float32]{LaunchSortHistF32, LaunchSweepKeysF32, 16}
-	sweepF64 = sweepLaunchers[float64]{LaunchSortHistF64, LaunchSweepKeysF64, 16}
+	sweepI8  = sweepLaunchers[int8]{LaunchSortHistI8, LaunchSweepKeysI8, 256, 16}
+	sweepU8  = sweepLaunchers[uint8]{LaunchSortHistU8, LaunchSweepKeysU8, 256, 16}
+	sweepI16 = sweepLaunchers[int16]{LaunchSortHistI16, LaunchSweepKeysI16, 256, 16}
+	sweepU16 = sweepLaunchers[uint16]{LaunchSortHistU16, LaunchSweepKeysU16, 256, 16}
+	sweepI32 = sweepLaunchers[int32]{LaunchSortHistI32, LaunchSweepKeysI32, 256, 16}
+	sweepU32 = sweepLaunchers[uint32]{LaunchSortHistU32, LaunchSweepKeysU32, 256, 16}
+	sweepI64 = sweepLaunchers[int64]{LaunchSortHistI64, LaunchSweepKeysI64, 256, 16}
+	sweepU64 = sweepLaunchers[uint64]{LaunchSortHistU64, LaunchSweepKeysU64, 256, 16}
+	sweepF32 = sweepLaunchers[float32]{LaunchSortHistF32, LaunchSweepKeysF32, 256, 16}
+	sweepF64 = sweepLaunchers[float64]{LaunchSortHistF64, LaunchSweepKeysF64, 256, 16}
 )
 
 // sweepFor is K's Onesweep launchers, nil where K is no key type.
@@ -64,9 +64,9 @@ func sweepFor[K any]() *sweepLaunchers[K] {
 	return l
 }
 
-// sweepPairsFor is the Onesweep pass of K keys with V values and the
-// keys a work-item ranks in it; nil where the package has none.
-func sweepPairsFor[K, V any]() (sweepPairsLaunch[K, V], int) {
+// sweepPairsFor is the Onesweep pass of K keys with V values and its
+// shape; nil where the package has none.
+func sweepPairsFor[K, V any]() (sweepPairsLaunch[K, V], int, int) {
 	var f any
 	items := 0
 	switch any((*K)(nil)).(type) {
@@ -162,5 +162,25 @@ func sweepPairsFor[K, V any]() (sweepPairsLaunch[K, V], int) {
 		}
 	}
 	l, _ := f.(sweepPairsLaunch[K, V])
-	return l, items
+	return l, 256, items
 }
+
+// sweepTuneKeys and sweepTunePairs are the shapes uint32 keys and
+// uint32/uint32 pairs also come in, by name ("384x16"): sweepTune picks
+// one for the benchmarks.
+var (
+	sweepTuneKeys = map[string]sweepShape{
+		"256x16m3": {256, 16, LaunchSweepKeysU32T256x16m3, nil},
+		"256x16m4": {256, 16, LaunchSweepKeysU32T256x16m4, nil},
+		"256x24":   {256, 24, LaunchSweepKeysU32T256x24, nil},
+		"384x16":   {384, 16, LaunchSweepKeysU32T384x16, nil},
+		"384x16m2": {384, 16, LaunchSweepKeysU32T384x16m2, nil},
+		"384x20":   {384, 20, LaunchSweepKeysU32T384x20, nil},
+		"512x12":   {512, 12, LaunchSweepKeysU32T512x12, nil},
+	}
+	sweepTunePairs = map[string]sweepShape{
+		"256x16m3": {256, 16, nil, LaunchSweepPairsU32U32T256x16m3},
+		"256x18":   {256, 18, nil, LaunchSweepPairsU32U32T256x18},
+		"384x10":   {384, 10, nil, LaunchSweepPairsU32U32T384x10},
+	}
+)

@@ -6,18 +6,67 @@ import (
 	"github.com/hipgo/hipgo/gpu/stream"
 )
 
+// sweepShape is a Onesweep pass of uint32 keys (keys) or uint32/uint32
+// pairs (pairs) in a shape of its own: block work-items of items keys.
+type sweepShape struct {
+	block, items int
+	keys         sweepKeysLaunch[uint32]
+	pairs        sweepPairsLaunch[uint32, uint32]
+}
+
+// sweepTune names a shape of sweepTuneKeys and sweepTunePairs that
+// uint32 sorts take instead of their default ("384x16"); the benchmarks
+// set it to compare shapes. A name neither holds is the type's own
+// kernel's shape, 256x16.
+var sweepTune string
+
+// The shapes uint32 keys and uint32/uint32 pairs take while sweepTune is
+// "": the fastest of the H100's benchmarks ("" for the type's own
+// kernel).
+const (
+	sweepKeysShape  = ""
+	sweepPairsShape = ""
+)
+
+// tuned is the pass of sweepTune's shape for K keys (and V values with
+// pairs), ok false where there is none.
+func tuned[K Key, V Value](pairs bool) (keys sweepKeysLaunch[K], pl sweepPairsLaunch[K, V], block, items int, ok bool) {
+	if _, u := any((*K)(nil)).(*uint32); !u {
+		return nil, nil, 0, 0, false
+	}
+	name := sweepTune
+	if !pairs {
+		if name == "" {
+			name = sweepKeysShape
+		}
+		sh, found := sweepTuneKeys[name]
+		keys, ok = any(sh.keys).(sweepKeysLaunch[K])
+		return keys, nil, sh.block, sh.items, found && ok
+	}
+	if name == "" {
+		name = sweepPairsShape
+	}
+	sh, found := sweepTunePairs[name]
+	pl, ok = any(sh.pairs).(sweepPairsLaunch[K, V])
+	return nil, pl, sh.block, sh.items, found && ok
+}
+
 // onesweepSort is the sort on a GPU: one histogram of every pass's
-// digits, then one launch per 8-bit digit (kernels_sort.go).
+// digits, their scan into each digit's first place, then one launch per
+// 8-bit digit (kernels_sort.go).
 func onesweepSort[K Key, V Value](s *stream.Stream, g shape, keysIn, keysOut buffer.Array[K], valsIn, valsOut buffer.Array[V], desc bool, begin, end int, pairs bool) (err error) {
 	n := keysIn.Len()
 	passes := ceilDiv(end-begin, radixBits)
 	sl := sweepFor[K]()
-	items := sl.items
+	kl, block, items := sl.keys, sl.block, sl.items
 	var pl sweepPairsLaunch[K, V]
 	if pairs {
-		pl, items = sweepPairsFor[K, V]()
+		pl, block, items = sweepPairsFor[K, V]()
 	}
-	tiles := ceilDiv(n, sweepBlock*items)
+	if tk, tp, tb, ti, ok := tuned[K, V](pairs); ok {
+		kl, pl, block, items = tk, tp, tb, ti
+	}
+	tiles := ceilDiv(n, block*items)
 	// meta: each pass's 256 digit counts, then each pass's ticket counter.
 	meta, err := scratch[uint32](s, 8*256+8)
 	if err != nil {
@@ -47,9 +96,11 @@ func onesweepSort[K Key, V Value](s *stream.Stream, g shape, keysIn, keysOut buf
 	if err = s.Memset(states, 0); err != nil {
 		return err
 	}
-	blk := gpu.D1(sweepBlock)
-	hb := min(ceilDiv(n, sweepBlock*sweepItems), 4*g.sms)
-	if err = sl.hist(s, gpu.D1(uint32(hb)), blk, 0, keysIn, meta, begin, end, desc, 0); err != nil {
+	hb := min(ceilDiv(n, sweepBlock*16), 4*g.sms)
+	if err = sl.hist(s, gpu.D1(uint32(hb)), gpu.D1(sweepBlock), 0, keysIn, meta, begin, end, desc, 0); err != nil {
+		return err
+	}
+	if err = LaunchSweepScan(s, gpu.D1(uint32(passes)), gpu.D1(256), 0, meta); err != nil {
 		return err
 	}
 	// As radixLSD: pass j writes keysOut where passes-1-j is even, so the
@@ -68,7 +119,7 @@ func onesweepSort[K Key, V Value](s *stream.Stream, g shape, keysIn, keysOut buf
 		}
 		srcV = tmpV
 	}
-	grid := gpu.D1(uint32(tiles))
+	grid, blk := gpu.D1(uint32(tiles)), gpu.D1(uint32(block))
 	for j := range passes {
 		dstK, dstV := buffer.Array[K](tmpK), buffer.Array[V](tmpV)
 		if (passes-1-j)%2 == 0 {
@@ -79,7 +130,7 @@ func onesweepSort[K Key, V Value](s *stream.Stream, g shape, keysIn, keysOut buf
 		if pairs {
 			err = pl(s, grid, blk, 0, srcK, dstK, srcV, dstV, meta, states, j, shift, bits, desc)
 		} else {
-			err = sl.keys(s, grid, blk, 0, srcK, dstK, meta, states, j, shift, bits, desc)
+			err = kl(s, grid, blk, 0, srcK, dstK, meta, states, j, shift, bits, desc)
 		}
 		if err != nil {
 			return err

@@ -12,7 +12,7 @@ func sortHistI8(t kernel.Thread, keys []int8, hist []uint32, begin, end int, des
 	sortHist(t, keys, hist, begin, end, kindSigned, 8, desc, span, bins)
 }
 
-// sweepKeysI8 is a Onesweep pass over int8 keys.
+// sweepKeysI8 is a Onesweep pass over int8 keys, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepKeysI8(t kernel.Thread, keysIn, keysOut []int8, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -21,7 +21,7 @@ func sweepKeysI8(t kernel.Thread, keysIn, keysOut []int8, meta, states []uint32,
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindSigned, 8, desc, 16, sk[:], sk[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindSigned, 8, desc, 256, 16, sk[:], sk[:], wcnt[:], base, start, warps)
 }
 
 // sortHistU8 counts every digit of uint8 keys in one pass.
@@ -32,7 +32,7 @@ func sortHistU8(t kernel.Thread, keys []uint8, hist []uint32, begin, end int, de
 	sortHist(t, keys, hist, begin, end, kindUnsigned, 8, desc, span, bins)
 }
 
-// sweepKeysU8 is a Onesweep pass over uint8 keys.
+// sweepKeysU8 is a Onesweep pass over uint8 keys, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepKeysU8(t kernel.Thread, keysIn, keysOut []uint8, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -41,7 +41,7 @@ func sweepKeysU8(t kernel.Thread, keysIn, keysOut []uint8, meta, states []uint32
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 8, desc, 16, sk[:], sk[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 8, desc, 256, 16, sk[:], sk[:], wcnt[:], base, start, warps)
 }
 
 // sortHistI16 counts every digit of int16 keys in one pass.
@@ -52,7 +52,7 @@ func sortHistI16(t kernel.Thread, keys []int16, hist []uint32, begin, end int, d
 	sortHist(t, keys, hist, begin, end, kindSigned, 16, desc, span, bins)
 }
 
-// sweepKeysI16 is a Onesweep pass over int16 keys.
+// sweepKeysI16 is a Onesweep pass over int16 keys, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepKeysI16(t kernel.Thread, keysIn, keysOut []int16, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -61,7 +61,7 @@ func sweepKeysI16(t kernel.Thread, keysIn, keysOut []int16, meta, states []uint3
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindSigned, 16, desc, 16, sk[:], sk[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindSigned, 16, desc, 256, 16, sk[:], sk[:], wcnt[:], base, start, warps)
 }
 
 // sortHistU16 counts every digit of uint16 keys in one pass.
@@ -72,7 +72,7 @@ func sortHistU16(t kernel.Thread, keys []uint16, hist []uint32, begin, end int, 
 	sortHist(t, keys, hist, begin, end, kindUnsigned, 16, desc, span, bins)
 }
 
-// sweepKeysU16 is a Onesweep pass over uint16 keys.
+// sweepKeysU16 is a Onesweep pass over uint16 keys, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepKeysU16(t kernel.Thread, keysIn, keysOut []uint16, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -81,7 +81,7 @@ func sweepKeysU16(t kernel.Thread, keysIn, keysOut []uint16, meta, states []uint
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 16, desc, 16, sk[:], sk[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 16, desc, 256, 16, sk[:], sk[:], wcnt[:], base, start, warps)
 }
 
 // sortHistI32 counts every digit of int32 keys in one pass.
@@ -92,7 +92,7 @@ func sortHistI32(t kernel.Thread, keys []int32, hist []uint32, begin, end int, d
 	sortHist(t, keys, hist, begin, end, kindSigned, 32, desc, span, bins)
 }
 
-// sweepKeysI32 is a Onesweep pass over int32 keys.
+// sweepKeysI32 is a Onesweep pass over int32 keys, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepKeysI32(t kernel.Thread, keysIn, keysOut []int32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -101,7 +101,7 @@ func sweepKeysI32(t kernel.Thread, keysIn, keysOut []int32, meta, states []uint3
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindSigned, 32, desc, 16, sk[:], sk[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindSigned, 32, desc, 256, 16, sk[:], sk[:], wcnt[:], base, start, warps)
 }
 
 // sortHistU32 counts every digit of uint32 keys in one pass.
@@ -112,7 +112,7 @@ func sortHistU32(t kernel.Thread, keys []uint32, hist []uint32, begin, end int, 
 	sortHist(t, keys, hist, begin, end, kindUnsigned, 32, desc, span, bins)
 }
 
-// sweepKeysU32 is a Onesweep pass over uint32 keys.
+// sweepKeysU32 is a Onesweep pass over uint32 keys, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepKeysU32(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -121,7 +121,7 @@ func sweepKeysU32(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 32, desc, 16, sk[:], sk[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 16, sk[:], sk[:], wcnt[:], base, start, warps)
 }
 
 // sortHistI64 counts every digit of int64 keys in one pass.
@@ -132,7 +132,7 @@ func sortHistI64(t kernel.Thread, keys []int64, hist []uint32, begin, end int, d
 	sortHist(t, keys, hist, begin, end, kindSigned, 64, desc, span, bins)
 }
 
-// sweepKeysI64 is a Onesweep pass over int64 keys.
+// sweepKeysI64 is a Onesweep pass over int64 keys, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepKeysI64(t kernel.Thread, keysIn, keysOut []int64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -141,7 +141,7 @@ func sweepKeysI64(t kernel.Thread, keysIn, keysOut []int64, meta, states []uint3
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindSigned, 64, desc, 16, sk[:], sk[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindSigned, 64, desc, 256, 16, sk[:], sk[:], wcnt[:], base, start, warps)
 }
 
 // sortHistU64 counts every digit of uint64 keys in one pass.
@@ -152,7 +152,7 @@ func sortHistU64(t kernel.Thread, keys []uint64, hist []uint32, begin, end int, 
 	sortHist(t, keys, hist, begin, end, kindUnsigned, 64, desc, span, bins)
 }
 
-// sweepKeysU64 is a Onesweep pass over uint64 keys.
+// sweepKeysU64 is a Onesweep pass over uint64 keys, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepKeysU64(t kernel.Thread, keysIn, keysOut []uint64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -161,7 +161,7 @@ func sweepKeysU64(t kernel.Thread, keysIn, keysOut []uint64, meta, states []uint
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 64, desc, 16, sk[:], sk[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 64, desc, 256, 16, sk[:], sk[:], wcnt[:], base, start, warps)
 }
 
 // sortHistF32 counts every digit of float32 keys in one pass.
@@ -172,7 +172,7 @@ func sortHistF32(t kernel.Thread, keys []float32, hist []uint32, begin, end int,
 	sortHist(t, keys, hist, begin, end, kindFloat32, 32, desc, span, bins)
 }
 
-// sweepKeysF32 is a Onesweep pass over float32 keys.
+// sweepKeysF32 is a Onesweep pass over float32 keys, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepKeysF32(t kernel.Thread, keysIn, keysOut []float32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -181,7 +181,7 @@ func sweepKeysF32(t kernel.Thread, keysIn, keysOut []float32, meta, states []uin
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindFloat32, 32, desc, 16, sk[:], sk[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindFloat32, 32, desc, 256, 16, sk[:], sk[:], wcnt[:], base, start, warps)
 }
 
 // sortHistF64 counts every digit of float64 keys in one pass.
@@ -192,7 +192,7 @@ func sortHistF64(t kernel.Thread, keys []float64, hist []uint32, begin, end int,
 	sortHist(t, keys, hist, begin, end, kindFloat64, 64, desc, span, bins)
 }
 
-// sweepKeysF64 is a Onesweep pass over float64 keys.
+// sweepKeysF64 is a Onesweep pass over float64 keys, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepKeysF64(t kernel.Thread, keysIn, keysOut []float64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -201,10 +201,10 @@ func sweepKeysF64(t kernel.Thread, keysIn, keysOut []float64, meta, states []uin
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindFloat64, 64, desc, 16, sk[:], sk[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindFloat64, 64, desc, 256, 16, sk[:], sk[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsI32I32 is a Onesweep pass over int32 keys with int32 values.
+// sweepPairsI32I32 is a Onesweep pass over int32 keys with int32 values, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsI32I32(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut []int32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -214,10 +214,10 @@ func sweepPairsI32I32(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut 
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 32, desc, 16, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 32, desc, 256, 16, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsI32U32 is a Onesweep pass over int32 keys with uint32 values.
+// sweepPairsI32U32 is a Onesweep pass over int32 keys with uint32 values, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsI32U32(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -227,10 +227,10 @@ func sweepPairsI32U32(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut 
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 32, desc, 16, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 32, desc, 256, 16, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsI32I64 is a Onesweep pass over int32 keys with int64 values.
+// sweepPairsI32I64 is a Onesweep pass over int32 keys with int64 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsI32I64(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut []int64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -240,10 +240,10 @@ func sweepPairsI32I64(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut 
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 32, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 32, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsI32U64 is a Onesweep pass over int32 keys with uint64 values.
+// sweepPairsI32U64 is a Onesweep pass over int32 keys with uint64 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsI32U64(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut []uint64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -253,10 +253,10 @@ func sweepPairsI32U64(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut 
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 32, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 32, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsI32F32 is a Onesweep pass over int32 keys with float32 values.
+// sweepPairsI32F32 is a Onesweep pass over int32 keys with float32 values, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsI32F32(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut []float32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -266,10 +266,10 @@ func sweepPairsI32F32(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut 
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 32, desc, 16, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 32, desc, 256, 16, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsI32F64 is a Onesweep pass over int32 keys with float64 values.
+// sweepPairsI32F64 is a Onesweep pass over int32 keys with float64 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsI32F64(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut []float64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -279,10 +279,10 @@ func sweepPairsI32F64(t kernel.Thread, keysIn, keysOut []int32, valsIn, valsOut 
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 32, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 32, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsU32I32 is a Onesweep pass over uint32 keys with int32 values.
+// sweepPairsU32I32 is a Onesweep pass over uint32 keys with int32 values, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsU32I32(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []int32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -292,10 +292,10 @@ func sweepPairsU32I32(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 16, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 16, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsU32U32 is a Onesweep pass over uint32 keys with uint32 values.
+// sweepPairsU32U32 is a Onesweep pass over uint32 keys with uint32 values, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsU32U32(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -305,10 +305,10 @@ func sweepPairsU32U32(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 16, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 16, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsU32I64 is a Onesweep pass over uint32 keys with int64 values.
+// sweepPairsU32I64 is a Onesweep pass over uint32 keys with int64 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsU32I64(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []int64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -318,10 +318,10 @@ func sweepPairsU32I64(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsU32U64 is a Onesweep pass over uint32 keys with uint64 values.
+// sweepPairsU32U64 is a Onesweep pass over uint32 keys with uint64 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsU32U64(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []uint64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -331,10 +331,10 @@ func sweepPairsU32U64(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsU32F32 is a Onesweep pass over uint32 keys with float32 values.
+// sweepPairsU32F32 is a Onesweep pass over uint32 keys with float32 values, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsU32F32(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []float32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -344,10 +344,10 @@ func sweepPairsU32F32(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 16, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 16, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsU32F64 is a Onesweep pass over uint32 keys with float64 values.
+// sweepPairsU32F64 is a Onesweep pass over uint32 keys with float64 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsU32F64(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []float64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -357,10 +357,10 @@ func sweepPairsU32F64(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsI64I32 is a Onesweep pass over int64 keys with int32 values.
+// sweepPairsI64I32 is a Onesweep pass over int64 keys with int32 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsI64I32(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut []int32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -370,10 +370,10 @@ func sweepPairsI64I32(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut 
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 64, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 64, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsI64U32 is a Onesweep pass over int64 keys with uint32 values.
+// sweepPairsI64U32 is a Onesweep pass over int64 keys with uint32 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsI64U32(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -383,10 +383,10 @@ func sweepPairsI64U32(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut 
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 64, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 64, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsI64I64 is a Onesweep pass over int64 keys with int64 values.
+// sweepPairsI64I64 is a Onesweep pass over int64 keys with int64 values, 256 work-items of 9 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsI64I64(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut []int64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -396,10 +396,10 @@ func sweepPairsI64I64(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut 
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 64, desc, 9, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 64, desc, 256, 9, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsI64U64 is a Onesweep pass over int64 keys with uint64 values.
+// sweepPairsI64U64 is a Onesweep pass over int64 keys with uint64 values, 256 work-items of 9 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsI64U64(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut []uint64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -409,10 +409,10 @@ func sweepPairsI64U64(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut 
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 64, desc, 9, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 64, desc, 256, 9, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsI64F32 is a Onesweep pass over int64 keys with float32 values.
+// sweepPairsI64F32 is a Onesweep pass over int64 keys with float32 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsI64F32(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut []float32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -422,10 +422,10 @@ func sweepPairsI64F32(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut 
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 64, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 64, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsI64F64 is a Onesweep pass over int64 keys with float64 values.
+// sweepPairsI64F64 is a Onesweep pass over int64 keys with float64 values, 256 work-items of 9 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsI64F64(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut []float64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -435,10 +435,10 @@ func sweepPairsI64F64(t kernel.Thread, keysIn, keysOut []int64, valsIn, valsOut 
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 64, desc, 9, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindSigned, 64, desc, 256, 9, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsU64I32 is a Onesweep pass over uint64 keys with int32 values.
+// sweepPairsU64I32 is a Onesweep pass over uint64 keys with int32 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsU64I32(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut []int32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -448,10 +448,10 @@ func sweepPairsU64I32(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 64, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 64, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsU64U32 is a Onesweep pass over uint64 keys with uint32 values.
+// sweepPairsU64U32 is a Onesweep pass over uint64 keys with uint32 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsU64U32(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -461,10 +461,10 @@ func sweepPairsU64U32(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 64, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 64, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsU64I64 is a Onesweep pass over uint64 keys with int64 values.
+// sweepPairsU64I64 is a Onesweep pass over uint64 keys with int64 values, 256 work-items of 9 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsU64I64(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut []int64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -474,10 +474,10 @@ func sweepPairsU64I64(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 64, desc, 9, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 64, desc, 256, 9, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsU64U64 is a Onesweep pass over uint64 keys with uint64 values.
+// sweepPairsU64U64 is a Onesweep pass over uint64 keys with uint64 values, 256 work-items of 9 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsU64U64(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut []uint64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -487,10 +487,10 @@ func sweepPairsU64U64(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 64, desc, 9, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 64, desc, 256, 9, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsU64F32 is a Onesweep pass over uint64 keys with float32 values.
+// sweepPairsU64F32 is a Onesweep pass over uint64 keys with float32 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsU64F32(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut []float32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -500,10 +500,10 @@ func sweepPairsU64F32(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 64, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 64, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsU64F64 is a Onesweep pass over uint64 keys with float64 values.
+// sweepPairsU64F64 is a Onesweep pass over uint64 keys with float64 values, 256 work-items of 9 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsU64F64(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut []float64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -513,10 +513,10 @@ func sweepPairsU64F64(t kernel.Thread, keysIn, keysOut []uint64, valsIn, valsOut
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 64, desc, 9, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 64, desc, 256, 9, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsF32I32 is a Onesweep pass over float32 keys with int32 values.
+// sweepPairsF32I32 is a Onesweep pass over float32 keys with int32 values, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsF32I32(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOut []int32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -526,10 +526,10 @@ func sweepPairsF32I32(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOu
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat32, 32, desc, 16, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat32, 32, desc, 256, 16, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsF32U32 is a Onesweep pass over float32 keys with uint32 values.
+// sweepPairsF32U32 is a Onesweep pass over float32 keys with uint32 values, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsF32U32(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -539,10 +539,10 @@ func sweepPairsF32U32(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOu
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat32, 32, desc, 16, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat32, 32, desc, 256, 16, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsF32I64 is a Onesweep pass over float32 keys with int64 values.
+// sweepPairsF32I64 is a Onesweep pass over float32 keys with int64 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsF32I64(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOut []int64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -552,10 +552,10 @@ func sweepPairsF32I64(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOu
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat32, 32, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat32, 32, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsF32U64 is a Onesweep pass over float32 keys with uint64 values.
+// sweepPairsF32U64 is a Onesweep pass over float32 keys with uint64 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsF32U64(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOut []uint64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -565,10 +565,10 @@ func sweepPairsF32U64(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOu
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat32, 32, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat32, 32, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsF32F32 is a Onesweep pass over float32 keys with float32 values.
+// sweepPairsF32F32 is a Onesweep pass over float32 keys with float32 values, 256 work-items of 16 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsF32F32(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOut []float32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -578,10 +578,10 @@ func sweepPairsF32F32(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOu
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat32, 32, desc, 16, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat32, 32, desc, 256, 16, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsF32F64 is a Onesweep pass over float32 keys with float64 values.
+// sweepPairsF32F64 is a Onesweep pass over float32 keys with float64 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsF32F64(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOut []float64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -591,10 +591,10 @@ func sweepPairsF32F64(t kernel.Thread, keysIn, keysOut []float32, valsIn, valsOu
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat32, 32, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat32, 32, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsF64I32 is a Onesweep pass over float64 keys with int32 values.
+// sweepPairsF64I32 is a Onesweep pass over float64 keys with int32 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsF64I32(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOut []int32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -604,10 +604,10 @@ func sweepPairsF64I32(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOu
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat64, 64, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat64, 64, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsF64U32 is a Onesweep pass over float64 keys with uint32 values.
+// sweepPairsF64U32 is a Onesweep pass over float64 keys with uint32 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsF64U32(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -617,10 +617,10 @@ func sweepPairsF64U32(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOu
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat64, 64, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat64, 64, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsF64I64 is a Onesweep pass over float64 keys with int64 values.
+// sweepPairsF64I64 is a Onesweep pass over float64 keys with int64 values, 256 work-items of 9 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsF64I64(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOut []int64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -630,10 +630,10 @@ func sweepPairsF64I64(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOu
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat64, 64, desc, 9, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat64, 64, desc, 256, 9, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsF64U64 is a Onesweep pass over float64 keys with uint64 values.
+// sweepPairsF64U64 is a Onesweep pass over float64 keys with uint64 values, 256 work-items of 9 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsF64U64(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOut []uint64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -643,10 +643,10 @@ func sweepPairsF64U64(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOu
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat64, 64, desc, 9, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat64, 64, desc, 256, 9, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsF64F32 is a Onesweep pass over float64 keys with float32 values.
+// sweepPairsF64F32 is a Onesweep pass over float64 keys with float32 values, 256 work-items of 12 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsF64F32(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOut []float32, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -656,10 +656,10 @@ func sweepPairsF64F32(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOu
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat64, 64, desc, 12, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat64, 64, desc, 256, 12, sk[:], sv[:], wcnt[:], base, start, warps)
 }
 
-// sweepPairsF64F64 is a Onesweep pass over float64 keys with float64 values.
+// sweepPairsF64F64 is a Onesweep pass over float64 keys with float64 values, 256 work-items of 9 keys.
 //
 //hipgo:kernel maxthreads=256
 func sweepPairsF64F64(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOut []float64, meta, states []uint32, p, shift, bits int, desc bool) {
@@ -669,5 +669,128 @@ func sweepPairsF64F64(t kernel.Thread, keysIn, keysOut []float64, valsIn, valsOu
 	base := kernel.Shared[[256]uint32](t)
 	start := kernel.Shared[[256]uint32](t)
 	warps := kernel.Shared[[32]uint32](t)
-	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat64, 64, desc, 9, sk[:], sv[:], wcnt, base, start, warps)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindFloat64, 64, desc, 256, 9, sk[:], sv[:], wcnt[:], base, start, warps)
+}
+
+// sweepKeysU32T256x16m3 is a Onesweep pass over uint32 keys, 256 work-items of 16 keys.
+//
+//hipgo:kernel maxthreads=256 minblocks=3
+func sweepKeysU32T256x16m3(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
+	sk := kernel.Shared[[4096]uint32](t)
+	wcnt := kernel.Shared[[2048]uint32](t)
+	base := kernel.Shared[[256]uint32](t)
+	start := kernel.Shared[[256]uint32](t)
+	warps := kernel.Shared[[32]uint32](t)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 16, sk[:], sk[:], wcnt[:], base, start, warps)
+}
+
+// sweepKeysU32T256x16m4 is a Onesweep pass over uint32 keys, 256 work-items of 16 keys.
+//
+//hipgo:kernel maxthreads=256 minblocks=4
+func sweepKeysU32T256x16m4(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
+	sk := kernel.Shared[[4096]uint32](t)
+	wcnt := kernel.Shared[[2048]uint32](t)
+	base := kernel.Shared[[256]uint32](t)
+	start := kernel.Shared[[256]uint32](t)
+	warps := kernel.Shared[[32]uint32](t)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 16, sk[:], sk[:], wcnt[:], base, start, warps)
+}
+
+// sweepKeysU32T256x24 is a Onesweep pass over uint32 keys, 256 work-items of 24 keys.
+//
+//hipgo:kernel maxthreads=256
+func sweepKeysU32T256x24(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
+	sk := kernel.Shared[[6144]uint32](t)
+	wcnt := kernel.Shared[[2048]uint32](t)
+	base := kernel.Shared[[256]uint32](t)
+	start := kernel.Shared[[256]uint32](t)
+	warps := kernel.Shared[[32]uint32](t)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 24, sk[:], sk[:], wcnt[:], base, start, warps)
+}
+
+// sweepKeysU32T384x16 is a Onesweep pass over uint32 keys, 384 work-items of 16 keys.
+//
+//hipgo:kernel maxthreads=384
+func sweepKeysU32T384x16(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
+	sk := kernel.Shared[[6144]uint32](t)
+	wcnt := kernel.Shared[[3072]uint32](t)
+	base := kernel.Shared[[256]uint32](t)
+	start := kernel.Shared[[256]uint32](t)
+	warps := kernel.Shared[[32]uint32](t)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 32, desc, 384, 16, sk[:], sk[:], wcnt[:], base, start, warps)
+}
+
+// sweepKeysU32T384x16m2 is a Onesweep pass over uint32 keys, 384 work-items of 16 keys.
+//
+//hipgo:kernel maxthreads=384 minblocks=2
+func sweepKeysU32T384x16m2(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
+	sk := kernel.Shared[[6144]uint32](t)
+	wcnt := kernel.Shared[[3072]uint32](t)
+	base := kernel.Shared[[256]uint32](t)
+	start := kernel.Shared[[256]uint32](t)
+	warps := kernel.Shared[[32]uint32](t)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 32, desc, 384, 16, sk[:], sk[:], wcnt[:], base, start, warps)
+}
+
+// sweepKeysU32T384x20 is a Onesweep pass over uint32 keys, 384 work-items of 20 keys.
+//
+//hipgo:kernel maxthreads=384
+func sweepKeysU32T384x20(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
+	sk := kernel.Shared[[7680]uint32](t)
+	wcnt := kernel.Shared[[3072]uint32](t)
+	base := kernel.Shared[[256]uint32](t)
+	start := kernel.Shared[[256]uint32](t)
+	warps := kernel.Shared[[32]uint32](t)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 32, desc, 384, 20, sk[:], sk[:], wcnt[:], base, start, warps)
+}
+
+// sweepKeysU32T512x12 is a Onesweep pass over uint32 keys, 512 work-items of 12 keys.
+//
+//hipgo:kernel maxthreads=512
+func sweepKeysU32T512x12(t kernel.Thread, keysIn, keysOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
+	sk := kernel.Shared[[6144]uint32](t)
+	wcnt := kernel.Shared[[4096]uint32](t)
+	base := kernel.Shared[[256]uint32](t)
+	start := kernel.Shared[[256]uint32](t)
+	warps := kernel.Shared[[32]uint32](t)
+	onesweep(t, keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, kindUnsigned, 32, desc, 512, 12, sk[:], sk[:], wcnt[:], base, start, warps)
+}
+
+// sweepPairsU32U32T256x16m3 is a Onesweep pass over uint32 keys with uint32 values, 256 work-items of 16 keys.
+//
+//hipgo:kernel maxthreads=256 minblocks=3
+func sweepPairsU32U32T256x16m3(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
+	sk := kernel.Shared[[4096]uint32](t)
+	sv := kernel.Shared[[4096]uint32](t)
+	wcnt := kernel.Shared[[2048]uint32](t)
+	base := kernel.Shared[[256]uint32](t)
+	start := kernel.Shared[[256]uint32](t)
+	warps := kernel.Shared[[32]uint32](t)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 16, sk[:], sv[:], wcnt[:], base, start, warps)
+}
+
+// sweepPairsU32U32T256x18 is a Onesweep pass over uint32 keys with uint32 values, 256 work-items of 18 keys.
+//
+//hipgo:kernel maxthreads=256
+func sweepPairsU32U32T256x18(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
+	sk := kernel.Shared[[4608]uint32](t)
+	sv := kernel.Shared[[4608]uint32](t)
+	wcnt := kernel.Shared[[2048]uint32](t)
+	base := kernel.Shared[[256]uint32](t)
+	start := kernel.Shared[[256]uint32](t)
+	warps := kernel.Shared[[32]uint32](t)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 256, 18, sk[:], sv[:], wcnt[:], base, start, warps)
+}
+
+// sweepPairsU32U32T384x10 is a Onesweep pass over uint32 keys with uint32 values, 384 work-items of 10 keys.
+//
+//hipgo:kernel maxthreads=384
+func sweepPairsU32U32T384x10(t kernel.Thread, keysIn, keysOut []uint32, valsIn, valsOut []uint32, meta, states []uint32, p, shift, bits int, desc bool) {
+	sk := kernel.Shared[[3840]uint32](t)
+	sv := kernel.Shared[[3840]uint32](t)
+	wcnt := kernel.Shared[[3072]uint32](t)
+	base := kernel.Shared[[256]uint32](t)
+	start := kernel.Shared[[256]uint32](t)
+	warps := kernel.Shared[[32]uint32](t)
+	onesweep(t, keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, kindUnsigned, 32, desc, 384, 10, sk[:], sv[:], wcnt[:], base, start, warps)
 }

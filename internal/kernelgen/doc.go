@@ -89,6 +89,7 @@
 //	generic kernel (//hipgo:instantiate)   the same template; entry points NAME_float32 ... per instance (instantiate.go)
 //	//hipgo:kernel maxthreads=N minblocks=M   __launch_bounds__(N, M) on both entry points
 //	//hipgo:constant var c [4]float32     __constant__ hg_array<float, 4> c; (//hipgo:device: __device__), read by name
+//	//hipgo:unroll above a for statement  #pragma unroll before its header (unroll.go)
 //
 // Outside the subset, and an error naming the construct at file:line:col:
 // allocation (make, new, append, slice and map literals), maps,

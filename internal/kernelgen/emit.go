@@ -92,6 +92,7 @@ type target struct {
 	gotoCont bool // continue must jump (the loop's post statement is in its body)
 	usedBrk  bool // a goto to the break label was written
 	usedCont bool
+	unroll   bool // #pragma unroll (//hipgo:unroll)
 }
 
 // emitter writes one function.

@@ -295,6 +295,7 @@ func TestErrors(t *testing.T) {
 		{"diverge.go", 23, 7, "a call of warpSum, which makes a warp operation without a mask, under control flow that may differ between the lanes of a warp"},
 		{"diverge.go", 28, 2, "t.SyncWarp without a mask under control flow that may differ between the lanes of a warp"},
 		{"diverge.go", 56, 7, "kernel.ShflXor without a mask under control flow that may differ between the lanes of a warp"},
+		{"unroll.go", 7, 2, "//hipgo:unroll not on the line before a for statement"},
 		{"orders.go", 8, 31, "an atomic load with order Release"},
 		{"orders.go", 9, 31, "an atomic store with order Acquire"},
 	} {
@@ -316,6 +317,20 @@ func TestErrors(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 5, n, "%v", err)
+}
+
+// TestUnroll: a loop marked //hipgo:unroll, counted or a range over an
+// array, gets #pragma unroll right before its header, and no other loop
+// does.
+func TestUnroll(t *testing.T) {
+	r := loadK(t)
+	for _, want := range []string{
+		"#pragma unroll\n  for (long long j = 0LL; j < 4LL; j = hg_add(j, 1LL)) {",
+		"#pragma unroll\n    for (long long hg_i3 = 0; hg_i3 < 4; hg_i3++) {",
+	} {
+		assert.Contains(t, r.Source, want)
+	}
+	assert.Equal(t, 2, strings.Count(r.Source, "#pragma unroll\n"), "only the marked loops")
 }
 
 // TestNames checks that variables keep their Go names where no variable

@@ -175,6 +175,7 @@ func (o Options) Translate(pkg *packages.Package) (*Result, error) {
 	// Every phase runs, so one translation reports every construct
 	// outside the subset.
 	t.discoverGlobals()
+	t.discoverUnrolls()
 	t.discover()
 	t.analyze()
 	t.checkDivergence()
@@ -262,6 +263,7 @@ type translator struct {
 	usesVector bool                      // Load4 ...: vectorPrelude
 	usesBigRef bool                      // hg_ref_big: bigRefPrelude
 	globals    map[*types.Var]*globalVar // //hipgo:constant and //hipgo:device variables
+	unroll     map[token.Pos]bool        // the for statements marked //hipgo:unroll
 	globalList []*globalVar              // the same, in declaration order
 }
 

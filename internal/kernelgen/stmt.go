@@ -445,6 +445,7 @@ func elseList(s ast.Stmt) []ast.Stmt {
 // break and continue jumps need.
 func (e *emitter) loop(tg *target, head string, body []ast.Stmt, post func(), first string) {
 	e.targets = append(e.targets, tg)
+	e.pragmaUnroll(tg)
 	e.linef("%s {", head)
 	e.loopBody(tg, body, post, first)
 	e.indent--
@@ -506,11 +507,13 @@ func (e *emitter) newTarget(label string, loop bool) *target {
 }
 
 func (e *emitter) forStmt(s *ast.ForStmt, label string) {
-	if sl, ok := e.strided(s); ok {
+	unroll := e.t.unroll[s.Pos()]
+	if sl, ok := e.strided(s); ok && !unroll {
 		e.stridedFor(s, sl, label)
 		return
 	}
 	tg := e.newTarget(label, true)
+	tg.unroll = unroll
 	wrap := false
 	init := ""
 	if s.Init != nil {
@@ -639,6 +642,7 @@ func (e *emitter) postExpr(s ast.Stmt) string {
 
 func (e *emitter) rangeStmt(s *ast.RangeStmt, label string) {
 	tg := e.newTarget(label, true)
+	tg.unroll = e.t.unroll[s.Pos()]
 	xt := e.info.TypeOf(s.X)
 	key, val := s.Key, s.Value
 	isBlank := func(x ast.Expr) bool {
@@ -659,11 +663,13 @@ func (e *emitter) rangeStmt(s *ast.RangeStmt, label string) {
 		ct := e.t.cType(xt, s.X.Pos())
 		n = e.temp("n")
 		e.linef("%s %s = %s;", ct, n, bare(e.expr(s.X)))
+		e.pragmaUnroll(tg)
 		e.linef("for (%s %s = 0; %s < %s; %s++) {", ct, idx, idx, n, idx)
 	case *types.Slice:
 		sv := e.temp("s")
 		ro := e.constExpr(s.X)
 		e.linef("%s %s = %s;", e.t.sliceC(u.Elem(), ro, s.X.Pos()), sv, bare(e.expr(s.X)))
+		e.pragmaUnroll(tg)
 		e.linef("for (long long %s = 0; %s < %s.n; %s++) {", idx, idx, sv, idx)
 		elem = sv + ".p[" + idx + "]"
 	case *types.Array, *types.Pointer:
@@ -684,6 +690,7 @@ func (e *emitter) rangeStmt(s *ast.RangeStmt, label string) {
 				base = av
 			}
 		}
+		e.pragmaUnroll(tg)
 		e.linef("for (long long %s = 0; %s < %d; %s++) {", idx, idx, length, idx)
 		elem = base + "[" + idx + "]"
 	default:
@@ -853,4 +860,12 @@ func (e *emitter) branch(s *ast.BranchStmt) {
 	}
 	tg.usedCont = true
 	e.linef("goto hg_continue_%d;", tg.id)
+}
+
+// pragmaUnroll writes #pragma unroll before the header of a loop marked
+// //hipgo:unroll.
+func (e *emitter) pragmaUnroll(tg *target) {
+	if tg.unroll {
+		e.linef("#pragma unroll")
+	}
 }

@@ -709,155 +709,6 @@ HG_DEV long long hg_ordered_block_id(unsigned* counter) {
   return id;
 }
 
-// ---- warp operations with a mask and a width ----
-
-#if defined(HG_AMD)
-HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) {
-  (void)m;
-  return (unsigned)__builtin_amdgcn_ds_bpermute(j << 2, (int)v);
-}
-HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return hg_ballot(p) & m; }
-HG_DEV void hg_sync_warp_mask(unsigned long long m) {
-  (void)m;
-  __builtin_amdgcn_wave_barrier();
-}
-#elif defined(HG_NVPTX)
-HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) { return (unsigned)__nvvm_shfl_sync_idx_i32((unsigned)m, (int)v, j, 0x1f); }
-// mode 0 idx, 1 up, 2 down, 3 xor; the clamp operand carries the width.
-HG_DEV unsigned hg_nv_shfl32(int mode, unsigned long long m, unsigned v, int b, int w) {
-  int seg = (32 - w) << 8;
-  switch (mode) {
-  case 0: return (unsigned)__nvvm_shfl_sync_idx_i32((unsigned)m, (int)v, b, seg | 0x1f);
-  case 1: return (unsigned)__nvvm_shfl_sync_up_i32((unsigned)m, (int)v, b, seg);
-  case 2: return (unsigned)__nvvm_shfl_sync_down_i32((unsigned)m, (int)v, b, seg | 0x1f);
-  default: return (unsigned)__nvvm_shfl_sync_bfly_i32((unsigned)m, (int)v, b, seg | 0x1f);
-  }
-}
-HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return __nvvm_vote_ballot_sync((unsigned)m, p) & m; }
-HG_DEV void hg_sync_warp_mask(unsigned long long m) { __nvvm_bar_warp_sync((unsigned)m); }
-#else
-HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) { return __shfl_sync((unsigned)m, v, j); }
-HG_DEV unsigned hg_nv_shfl32(int mode, unsigned long long m, unsigned v, int b, int w) {
-  switch (mode) {
-  case 0: return __shfl_sync((unsigned)m, v, b, w);
-  case 1: return __shfl_up_sync((unsigned)m, v, (unsigned)b, w);
-  case 2: return __shfl_down_sync((unsigned)m, v, (unsigned)b, w);
-  default: return __shfl_xor_sync((unsigned)m, v, b, w);
-  }
-}
-HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return __ballot_sync((unsigned)m, p) & m; }
-HG_DEV void hg_sync_warp_mask(unsigned long long m) { __syncwarp((unsigned)m); }
-#endif
-HG_DEV bool hg_any_sync(unsigned long long m, bool p) { return hg_ballot_sync(m, p) != 0; }
-HG_DEV bool hg_all_sync(unsigned long long m, bool p) { return hg_ballot_sync(m, !p) == 0; }
-HG_DEV unsigned hg_lane_read(unsigned long long m, unsigned v, int j) { return hg_lane_read32(m, v, j); }
-HG_DEV unsigned long long hg_lane_read(unsigned long long m, unsigned long long v, int j) {
-  unsigned lo = hg_lane_read32(m, (unsigned)v, j), hi = hg_lane_read32(m, (unsigned)(v >> 32), j);
-  return ((unsigned long long)hi << 32) | lo;
-}
-// Lane j's v where ok, else the caller's own; every lane of the mask
-// reads, so each takes part.
-template <class T> HG_DEV T hg_read_lane(unsigned long long m, T v, long long j, bool ok) {
-  T got = hg_from_bits<T>(hg_lane_read(m, hg_to_bits(v), ok ? (int)j : (int)hg_lane()));
-  return ok ? got : v;
-}
-#if defined(HG_NVPTX) || defined(HG_NVRTC)
-HG_DEV unsigned hg_nv_shfl(int mode, unsigned long long m, unsigned v, int b, int w) { return hg_nv_shfl32(mode, m, v, b, w); }
-HG_DEV unsigned long long hg_nv_shfl(int mode, unsigned long long m, unsigned long long v, int b, int w) {
-  unsigned lo = hg_nv_shfl32(mode, m, (unsigned)v, b, w), hi = hg_nv_shfl32(mode, m, (unsigned)(v >> 32), b, w);
-  return ((unsigned long long)hi << 32) | lo;
-}
-template <class T> HG_DEV T hg_nv_shfl_t(int mode, unsigned long long m, T v, long long b, long long w) {
-  return hg_from_bits<T>(hg_nv_shfl(mode, m, hg_to_bits(v), (int)b, (int)w));
-}
-#define HG_NV_SHFL 1
-#else
-#define HG_NV_SHFL 0
-template <class T> HG_DEV T hg_nv_shfl_t(int, unsigned long long, T v, long long, long long) { return v; }
-#endif
-template <class T> HG_DEV T hg_shfl_sync(unsigned long long m, T v, long long src, long long w) {
-  if (HG_NV_SHFL) return hg_nv_shfl_t(0, m, v, src, w);
-  long long l = hg_lane();
-  return hg_read_lane(m, v, (l & ~(w - 1)) | (src & (w - 1)), true);
-}
-template <class T> HG_DEV T hg_shfl_up_sync(unsigned long long m, T v, long long d, long long w) {
-  if (HG_NV_SHFL && d >= 0 && d < 32) return hg_nv_shfl_t(1, m, v, d, w);
-  long long l = hg_lane(), j = l - d;
-  return hg_read_lane(m, v, j, d >= 0 && j >= (l & ~(w - 1)));
-}
-template <class T> HG_DEV T hg_shfl_down_sync(unsigned long long m, T v, long long d, long long w) {
-  if (HG_NV_SHFL && d >= 0 && d < 32) return hg_nv_shfl_t(2, m, v, d, w);
-  long long l = hg_lane(), j = l + d;
-  return hg_read_lane(m, v, j, d >= 0 && j < (l & ~(w - 1)) + w);
-}
-template <class T> HG_DEV T hg_shfl_xor_sync(unsigned long long m, T v, long long x, long long w) {
-  if (HG_NV_SHFL && x >= 0 && x < 32) return hg_nv_shfl_t(3, m, v, x, w);
-  long long l = hg_lane(), j = l ^ x;
-  return hg_read_lane(m, v, j, j >= 0 && j < (l & ~(w - 1)) + w);
-}
-#undef HG_NV_SHFL
-
-// ---- warp reductions ----
-
-struct hg_op_add { template <class T> HG_DEV T operator()(T a, T b) const { return hg_add(a, b); } };
-struct hg_op_min { template <class T> HG_DEV T operator()(T a, T b) const { return hg_min(a, b); } };
-struct hg_op_max { template <class T> HG_DEV T operator()(T a, T b) const { return hg_max(a, b); } };
-struct hg_op_and { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a & b); } };
-struct hg_op_or { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a | b); } };
-struct hg_op_xor { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a ^ b); } };
-template <class T, class Op> HG_DEV T hg_reduce_shfl(unsigned long long m, T v, Op op) {
-  long long ws = hg_warp_size();
-  unsigned long long full = ws == 64 ? ~0ULL : 0xffffffffULL;
-  if ((m & full) == full) {
-    for (long long k = ws / 2; k > 0; k >>= 1) v = op(v, hg_shfl_xor_sync(m, v, k, ws));
-    return v;
-  }
-  T r = v;
-  bool first = true;
-  for (long long j = 0; j < ws; j++) {
-    if (!((m >> j) & 1)) continue;
-    T x = hg_shfl_sync(m, v, j, ws);
-    r = first ? x : op(r, x);
-    first = false;
-  }
-  return r;
-}
-#if (defined(HG_NVPTX) || defined(HG_NVRTC)) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#if defined(HG_NVPTX)
-HG_DEV int hg_reduce_add_sync(unsigned long long m, int v) { return __nvvm_redux_sync_add(v, (int)m); }
-HG_DEV unsigned hg_reduce_add_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_add((int)v, (int)m); }
-HG_DEV int hg_reduce_min_sync(unsigned long long m, int v) { return __nvvm_redux_sync_min(v, (int)m); }
-HG_DEV unsigned hg_reduce_min_sync(unsigned long long m, unsigned v) { return __nvvm_redux_sync_umin(v, (int)m); }
-HG_DEV int hg_reduce_max_sync(unsigned long long m, int v) { return __nvvm_redux_sync_max(v, (int)m); }
-HG_DEV unsigned hg_reduce_max_sync(unsigned long long m, unsigned v) { return __nvvm_redux_sync_umax(v, (int)m); }
-HG_DEV int hg_reduce_and_sync(unsigned long long m, int v) { return __nvvm_redux_sync_and(v, (int)m); }
-HG_DEV unsigned hg_reduce_and_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_and((int)v, (int)m); }
-HG_DEV int hg_reduce_or_sync(unsigned long long m, int v) { return __nvvm_redux_sync_or(v, (int)m); }
-HG_DEV unsigned hg_reduce_or_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_or((int)v, (int)m); }
-HG_DEV int hg_reduce_xor_sync(unsigned long long m, int v) { return __nvvm_redux_sync_xor(v, (int)m); }
-HG_DEV unsigned hg_reduce_xor_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_xor((int)v, (int)m); }
-#else
-HG_DEV int hg_reduce_add_sync(unsigned long long m, int v) { return __reduce_add_sync((unsigned)m, v); }
-HG_DEV unsigned hg_reduce_add_sync(unsigned long long m, unsigned v) { return __reduce_add_sync((unsigned)m, v); }
-HG_DEV int hg_reduce_min_sync(unsigned long long m, int v) { return __reduce_min_sync((unsigned)m, v); }
-HG_DEV unsigned hg_reduce_min_sync(unsigned long long m, unsigned v) { return __reduce_min_sync((unsigned)m, v); }
-HG_DEV int hg_reduce_max_sync(unsigned long long m, int v) { return __reduce_max_sync((unsigned)m, v); }
-HG_DEV unsigned hg_reduce_max_sync(unsigned long long m, unsigned v) { return __reduce_max_sync((unsigned)m, v); }
-HG_DEV int hg_reduce_and_sync(unsigned long long m, int v) { return (int)__reduce_and_sync((unsigned)m, (unsigned)v); }
-HG_DEV unsigned hg_reduce_and_sync(unsigned long long m, unsigned v) { return __reduce_and_sync((unsigned)m, v); }
-HG_DEV int hg_reduce_or_sync(unsigned long long m, int v) { return (int)__reduce_or_sync((unsigned)m, (unsigned)v); }
-HG_DEV unsigned hg_reduce_or_sync(unsigned long long m, unsigned v) { return __reduce_or_sync((unsigned)m, v); }
-HG_DEV int hg_reduce_xor_sync(unsigned long long m, int v) { return (int)__reduce_xor_sync((unsigned)m, (unsigned)v); }
-HG_DEV unsigned hg_reduce_xor_sync(unsigned long long m, unsigned v) { return __reduce_xor_sync((unsigned)m, v); }
-#endif
-#endif
-template <class T> HG_DEV T hg_reduce_add_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_add()); }
-template <class T> HG_DEV T hg_reduce_min_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_min()); }
-template <class T> HG_DEV T hg_reduce_max_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_max()); }
-template <class T> HG_DEV T hg_reduce_and_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_and()); }
-template <class T> HG_DEV T hg_reduce_or_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_or()); }
-template <class T> HG_DEV T hg_reduce_xor_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_xor()); }
-
 // ---- 16-byte vector loads and stores ----
 
 // kernel.Load4/Load2 and Store4/Store2: N elements from s.p + i*N as one
@@ -894,6 +745,7 @@ extern __shared__ __attribute__((aligned(16))) unsigned char hg_dyn_shared[];
 
 // ---- device functions ----
 
+template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV T combine(T a, T b, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV T blockReduce(T v, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void reduceOut(T acc, hg_slice<T> out, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f);
@@ -913,20 +765,8 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argSpan(hg_slice<c
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulate4(hg_slice<const T> in, hg_slice<const int64_t> inI, bool useIdx, bool isMax, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void argReduceTo(hg_slice<const T> in, hg_slice<const int64_t> inI, hg_slice<T> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_slice<T> sums, long long tile, long long tpb, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, bool useOffs, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked> HG_DEV long long lbTicket(hg_slice<uint64_t> states, hg_array<uint64_t, 2>* id, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV void lbLoadVec4(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV uint64_t lbBits(T v, int32_t kind, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV void lbPublish(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, long long b, uint64_t status, T v, bool packed, int32_t kind, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV T lbValue(uint64_t w, int32_t kind, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_slice<const T> incl, hg_slice<uint64_t> states, long long b, bool packed, int32_t kind, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
-template <bool Checked> HG_DEV void lbLoadHeads(hg_slice<const uint8_t> heads, hg_array<uint8_t, 2816>* shf, long long lo, long long tile, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_array<T, 32>* bcast, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV T unaryOf(T x, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_array<T, 4> unary4(hg_array<T, 4> v, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void unaryVec4(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
@@ -941,12 +781,12 @@ template <bool Checked, class T> HG_DEV bool chosen(hg_slice<const T> in, hg_sli
 template <bool Checked, class T> HG_DEV void selectCount(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, T a, long long tile, hg_array<int64_t, 32>* warps, hg_fault* hg_f);
 template <bool Checked> HG_DEV long long popc(uint64_t x, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, T a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_array<int64_t, 32>* warps, hg_array<int32_t, 32>* wc, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, hg_slice<const uint8_t> heads, hg_slice<T> out, hg_slice<T> sums, hg_slice<uint8_t> sumHeads, hg_slice<const T> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV T accumulateVec2(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argPick2(T v, int64_t vi, hg_array<T, 2> a, int64_t ai, bool isMax, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec2(hg_slice<const T> in, bool isMax, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV void lbLoadVec2(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV void lbStoreVec2(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void unaryVec2(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void binaryVec2(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples, hg_slice<uint32_t> local, int64_t lowerI, int64_t widthI, long long shift, long long lo, long long hi, long long span, hg_fault* hg_f);
@@ -962,14 +802,61 @@ template <bool Checked, class K> HG_DEV long long mergePath(hg_slice<const K> a,
 template <bool Checked, class K> HG_DEV void mergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
 template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, int32_t kind, long long width, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f);
 template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_slice<const uint32_t> idx, hg_slice<V> out, long long count, long long span, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV bool pick(T x, T prev, bool f, long long i, int32_t pred, T a, hg_fault* hg_f);
-template <bool Checked> HG_DEV void selPublish(hg_slice<uint64_t> states, hg_slice<int64_t> heads, long long b, long long tiles, int64_t c, int64_t last, bool rle, hg_fault* hg_f);
-template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f);
-template <bool Checked> HG_DEV hg_tuple2<int64_t, int64_t> selLookBack(hg_slice<uint64_t> states, hg_slice<const int64_t> heads, long long b, long long tiles, bool rle, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV void selectSweep(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> counts, int32_t pred, T a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, hg_array<int32_t, 32>* warps, hg_array<int64_t, 4>* bcast, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV void selectReverse(hg_slice<T> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f);
+template <bool Checked> HG_DEV uint64_t sweepFlip(long long width, bool desc, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV uint32_t ordered32(K k, int32_t kind, long long width, hg_fault* hg_f);
+template <bool Checked, class K> HG_DEV uint32_t sweepDigit(K k, int32_t kind, long long width, uint64_t flip, long long shift, uint32_t mask, hg_fault* hg_f);
 template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg_slice<uint32_t> hist, long long begin, long long end, int32_t kind, long long width, bool desc, long long span, hg_array<uint32_t, 2048>* bins, hg_fault* hg_f);
-template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_array<uint32_t, 2048>* wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f);
+template <bool Checked> HG_DEV uint32_t popc32(uint32_t x, hg_fault* hg_f);
+template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long block, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_slice<uint32_t> wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f);
+
+#line 144 "kernels.go"
+template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f) {
+  long long hg_t1 = hg_warp_size();
+  long long hg_t2 = hg_lane();
+  long long ws = hg_t1;
+  long long lane = hg_t2;
+#line 146 "kernels.go"
+  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 146, 3);
+  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 146, 3);
+  long long w = hg_t3;
+  long long nw = hg_t4;
+#line 147 "kernels.go"
+  T x = v;
+  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 148, 3)) {
+    T y = hg_shfl_up(x, (long long)(d));
+    if (lane >= d) {
+      x = hg_add(x, y);
+    }
+  }
+  T e = hg_shfl_up(x, (long long)(1LL));
+  if (lane == 0LL) {
+    e = (T)0LL;
+  }
+  if (lane == hg_sub(ws, 1LL)) {
+    hg_ref<Checked>((*warps), w, hg_f, 159, 3) = x;
+  }
+  hg_sync_threads();
+  if (w == 0LL) {
+    T s = {};
+    if (lane < nw) {
+      s = hg_ld<Checked>((*warps), lane, hg_f, 165, 3);
+    }
+    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 167, 3)) {
+      T y = hg_shfl_up(s, (long long)(d));
+      if (lane >= d) {
+        s = hg_add(s, y);
+      }
+    }
+    if (lane < nw) {
+      hg_ref<Checked>((*warps), lane, hg_f, 174, 3) = s;
+    }
+  }
+  hg_sync_threads();
+  if (w > 0LL) {
+    e = hg_add(e, hg_ld<Checked>((*warps), hg_sub(w, 1LL), hg_f, 179, 3));
+  }
+  return hg_tuple2<T, T>{e, hg_ld<Checked>((*warps), hg_sub(nw, 1LL), hg_f, 181, 3)};
+}
 
 #line 59 "kernels.go"
 template <bool Checked, class T> HG_DEV T combine(T a, T b, int32_t op, hg_fault* hg_f) {
@@ -1493,55 +1380,6 @@ template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_sl
   }
 }
 
-#line 144 "kernels.go"
-template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<T, 32>* warps, hg_fault* hg_f) {
-  long long hg_t1 = hg_warp_size();
-  long long hg_t2 = hg_lane();
-  long long ws = hg_t1;
-  long long lane = hg_t2;
-#line 146 "kernels.go"
-  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 146, 3);
-  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 146, 3);
-  long long w = hg_t3;
-  long long nw = hg_t4;
-#line 147 "kernels.go"
-  T x = v;
-  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 148, 3)) {
-    T y = hg_shfl_up(x, (long long)(d));
-    if (lane >= d) {
-      x = hg_add(x, y);
-    }
-  }
-  T e = hg_shfl_up(x, (long long)(1LL));
-  if (lane == 0LL) {
-    e = (T)0LL;
-  }
-  if (lane == hg_sub(ws, 1LL)) {
-    hg_ref<Checked>((*warps), w, hg_f, 159, 3) = x;
-  }
-  hg_sync_threads();
-  if (w == 0LL) {
-    T s = {};
-    if (lane < nw) {
-      s = hg_ld<Checked>((*warps), lane, hg_f, 165, 3);
-    }
-    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 167, 3)) {
-      T y = hg_shfl_up(s, (long long)(d));
-      if (lane >= d) {
-        s = hg_add(s, y);
-      }
-    }
-    if (lane < nw) {
-      hg_ref<Checked>((*warps), lane, hg_f, 174, 3) = s;
-    }
-  }
-  hg_sync_threads();
-  if (w > 0LL) {
-    e = hg_add(e, hg_ld<Checked>((*warps), hg_sub(w, 1LL), hg_f, 179, 3));
-  }
-  return hg_tuple2<T, T>{e, hg_ld<Checked>((*warps), hg_sub(nw, 1LL), hg_f, 181, 3)};
-}
-
 #line 188 "kernels.go"
 template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, bool useOffs, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f) {
   long long n = in.n;
@@ -1647,450 +1485,91 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
   }
 }
 
-#line 43 "kernels_lookback.go"
-template <bool Checked> HG_DEV long long lbTicket(hg_slice<uint64_t> states, hg_array<uint64_t, 2>* id, hg_fault* hg_f) {
-  if ((long long)hg_tid_x() == 0LL) {
-    (*id)[0LL] = hg_atomic_add(&hg_ref<Checked>(states, hg_sub(states.n, 1LL), hg_f, 45, 6), 1ULL);
-  }
-  hg_sync_threads();
-  return (long long)((*id)[0LL]);
-}
-
-#line 76 "kernels_lookback.go"
-template <bool Checked, class T> HG_DEV void lbLoadVec4(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
+#line 24 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
+  long long nt = hg_sub(flags.n, 1LL);
+  long long b = hg_ordered_block_id(&hg_ref<Checked>(flags, nt, hg_f, 26, 6));
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 79 "kernels_lookback.go"
-  if (vec && (hg_add(lo, tile) <= n)) {
-    long long base = lo / 4LL;
-    for (long long c = tid; c < (tile / 4LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 4>(sh, c, hg_ldv<Checked, 4>(in, hg_add(base, c), hg_f, 82, 6), hg_f, 82, 6);
-    }
-  } else {
+#line 29 "kernels_lookback.go"
+  long long items = hg_div<Checked>(tile, bd, hg_f, 29, 6);
+  long long lo = hg_mul(b, tile);
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+    T x = {};
     {
-      long long hg_i6 = tid;
-      long long hg_b4 = tile;
-      long long hg_st5 = bd;
-      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
-        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
-        #pragma unroll 4
-        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
-          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 86 "kernels_lookback.go"
-          T x = {};
-          if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 88, 6);
-          }
-          hg_ref<Checked>(sh, j, hg_f, 90, 6) = x;
-        }
-      } else {
-        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 86 "kernels_lookback.go"
-          T x = {};
-          if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 88, 6);
-          }
-          hg_ref<Checked>(sh, j, hg_f, 90, 6) = x;
-        }
+#line 33 "kernels_lookback.go"
+      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
+#line 33 "kernels_lookback.go"
+      if (i < n) {
+        x = hg_ld<Checked>(in, i, hg_f, 34, 6);
       }
     }
+#line 36 "kernels_lookback.go"
+    hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 36, 6) = x;
   }
-#line 93 "kernels_lookback.go"
   hg_sync_threads();
-}
-
-#line 52 "kernels_lookback.go"
-template <bool Checked, class T> HG_DEV uint64_t lbBits(T v, int32_t kind, hg_fault* hg_f) {
-  {
-    int32_t hg_tag2 = kind;
-#line 54 "kernels_lookback.go"
-    if (hg_tag2 == 2) {
-      return (uint64_t)(hg_f32_bits((float)(v)));
-    } else if (hg_tag2 == 1) {
-      return (uint64_t)((uint32_t)((int32_t)(v)));
-    }
-  }
-#line 59 "kernels_lookback.go"
-  return (uint64_t)((uint32_t)(v));
-}
-
-#line 201 "kernels_lookback.go"
-template <bool Checked, class T> HG_DEV void lbPublish(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, long long b, uint64_t status, T v, bool packed, int32_t kind, hg_fault* hg_f) {
-  if (packed) {
-    hg_atomic_store<0, 1>(&hg_ref<Checked>(states, b, hg_f, 203, 6), (status << 32LL) | lbBits<Checked, T>(v, kind, hg_f));
-    return;
-  }
-  if ((status & 3ULL) == 2ULL) {
-    hg_ref<Checked>(incl, b, hg_f, 207, 6) = v;
-  } else {
-    hg_ref<Checked>(agg, b, hg_f, 209, 6) = v;
-  }
-  hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 211, 6), status << 32LL);
-}
-
-#line 63 "kernels_lookback.go"
-template <bool Checked, class T> HG_DEV T lbValue(uint64_t w, int32_t kind, hg_fault* hg_f) {
-  {
-    int32_t hg_tag2 = kind;
-#line 65 "kernels_lookback.go"
-    if (hg_tag2 == 2) {
-      return (T)(hg_f32_from((uint32_t)(w)));
-    } else if (hg_tag2 == 1) {
-      return (T)((int32_t)((uint32_t)(w)));
-    }
-  }
-#line 70 "kernels_lookback.go"
-  return (T)((uint32_t)(w));
-}
-
-#line 221 "kernels_lookback.go"
-template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_slice<const T> incl, hg_slice<uint64_t> states, long long b, bool packed, int32_t kind, hg_fault* hg_f) {
-  long long hg_t1 = hg_warp_size();
-  long long hg_t2 = hg_lane();
-  long long ws = hg_t1;
-  long long lane = hg_t2;
-#line 223 "kernels_lookback.go"
-  T excl = {};
-  long long last = hg_sub(b, 1LL);
-  for (;;) {
-    long long p = hg_add(hg_sub(last, hg_sub(ws, 1LL)), lane);
-    uint64_t w = 8589934592ULL;
-    for (;;) {
-      if (p >= 0LL) {
-        if (packed) {
-          w = hg_atomic_load<0, 1>(&hg_ref<Checked>(states, p, hg_f, 231, 6));
-        } else {
-          w = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, p, hg_f, 233, 6));
-        }
-      }
-      if (hg_ballot_sync((unsigned long long)(18446744073709551615ULL), (w >> 32LL) == 0ULL) == 0ULL) {
-        break;
-      }
-    }
-    uint64_t status = w >> 32LL;
-    T v = {};
-    if (packed) {
-      v = lbValue<Checked, T>(w, kind, hg_f);
-    } else if (p >= 0LL) {
-      if ((status & 3ULL) == 2ULL) {
-        v = hg_ld<Checked>(incl, p, hg_f, 246, 6);
-      } else {
-        v = hg_ld<Checked>(agg, p, hg_f, 248, 6);
-      }
-    }
-#line 252 "kernels_lookback.go"
-    uint64_t pm = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), (status == 2ULL) || ((status & 4ULL) != 0ULL));
-    if ((hg_shr<Checked>(pm, lane, hg_f, 253, 6) >> 1LL) != 0ULL) {
-      v = (T)0LL;
-    }
-#line 258 "kernels_lookback.go"
-    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 258, 6)) {
-      T y = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(d), (long long)(ws));
-      if (hg_add(lane, d) < ws) {
-        v = hg_add(v, y);
-      }
-    }
-    excl = hg_add(hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(0LL), (long long)(ws)), excl);
-    if (pm != 0ULL) {
-      break;
-    }
-    last = hg_sub(last, ws);
-  }
-  return excl;
-}
-
-#line 158 "kernels_lookback.go"
-template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
-  long long hg_t1 = (long long)hg_bdim_x();
-  long long hg_t2 = (long long)hg_tid_x();
-  long long bd = hg_t1;
-  long long tid = hg_t2;
-#line 160 "kernels_lookback.go"
-  long long items = hg_div<Checked>(tile, bd, hg_f, 160, 6);
   T sum = {};
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 163, 6));
+    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 41, 6));
   }
-  auto hg_m4 = blockScan<Checked, T>(sum, warps, hg_f);
-  T pre = hg_m4.r0;
-  T total = hg_m4.r1;
-#line 166 "kernels_lookback.go"
-  if (tid < hg_warp_size()) {
+  auto hg_m5 = blockScan<Checked, T>(sum, warps, hg_f);
+  T pre = hg_m5.r0;
+  T total = hg_m5.r1;
+#line 44 "kernels_lookback.go"
+  if (tid == 0LL) {
     T excl = {};
     if (b == 0LL) {
-      if (tid == 0LL) {
-        lbPublish<Checked, T>(agg, incl, states, 0LL, 2ULL, total, packed, kind, hg_f);
-      }
+      hg_ref<Checked>(incl, 0LL, hg_f, 47, 6) = total;
+      hg_fence_device();
+      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, 0LL, hg_f, 49, 6), 2U);
     } else {
-      if (tid == 0LL) {
-        lbPublish<Checked, T>(agg, incl, states, b, 1ULL, total, packed, kind, hg_f);
+      hg_ref<Checked>(agg, b, hg_f, 51, 6) = total;
+      hg_fence_device();
+      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 53, 6), 1U);
+      long long j = hg_sub(b, 1LL);
+      bool done = false;
+      while (!done) {
+        uint32_t f = hg_atomic_load<1, 1>(&hg_ref<Checked>(flags, j, hg_f, 57, 6));
+        if (f == 2U) {
+          excl = hg_add(hg_ld<Checked>(incl, j, hg_f, 59, 6), excl);
+          done = true;
+        } else if (f == 1U) {
+          excl = hg_add(hg_ld<Checked>(agg, j, hg_f, 62, 6), excl);
+          j = hg_sub(j, 1LL);
+        }
       }
-      excl = lookBack<Checked, T>(hg_const(agg), hg_const(incl), states, b, packed, kind, hg_f);
-      if (tid == 0LL) {
-        lbPublish<Checked, T>(agg, incl, states, b, 2ULL, hg_add(excl, total), packed, kind, hg_f);
-      }
+      hg_ref<Checked>(incl, b, hg_f, 66, 6) = hg_add(excl, total);
+      hg_fence_device();
+      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 68, 6), 2U);
     }
-    if (tid == 0LL) {
-      (*bcast)[0LL] = excl;
-    }
+    (*bcast)[0LL] = excl;
   }
   hg_sync_threads();
   T run = hg_add((*bcast)[0LL], pre);
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 188, 6);
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 75, 6);
     if (exclusive) {
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 190, 6) = run;
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 77, 6) = run;
       run = hg_add(run, x);
     } else {
       run = hg_add(run, x);
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 194, 6) = run;
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 81, 6) = run;
     }
   }
   hg_sync_threads();
-}
-
-#line 97 "kernels_lookback.go"
-template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
-  long long n = out.n;
-  long long hg_t1 = (long long)hg_bdim_x();
-  long long hg_t2 = (long long)hg_tid_x();
-  long long bd = hg_t1;
-  long long tid = hg_t2;
-#line 100 "kernels_lookback.go"
-  if (vec && (hg_add(lo, tile) <= n)) {
-    long long base = lo / 4LL;
-    for (long long c = tid; c < (tile / 4LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 4>(out, hg_add(base, c), hg_ldv<Checked, 4>(sh, c, hg_f, 103, 6), hg_f, 103, 6);
-    }
-  } else {
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
     {
-      long long hg_i6 = tid;
-      long long hg_b4 = tile;
-      long long hg_st5 = bd;
-      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
-        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
-        #pragma unroll 4
-        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
-          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 107 "kernels_lookback.go"
-          if (hg_add(lo, j) < n) {
-            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 108, 6) = hg_ld<Checked>(sh, j, hg_f, 108, 6);
-          }
-        }
-      } else {
-        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 107 "kernels_lookback.go"
-          if (hg_add(lo, j) < n) {
-            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 108, 6) = hg_ld<Checked>(sh, j, hg_f, 108, 6);
-          }
-        }
+#line 86 "kernels_lookback.go"
+      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
+#line 86 "kernels_lookback.go"
+      if (i < n) {
+        hg_ref<Checked>(out, i, hg_f, 87, 6) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 87, 6);
       }
     }
   }
-}
-
-#line 276 "kernels_lookback.go"
-template <bool Checked> HG_DEV void lbLoadHeads(hg_slice<const uint8_t> heads, hg_array<uint8_t, 2816>* shf, long long lo, long long tile, hg_fault* hg_f) {
-  long long n = heads.n;
-  long long hg_t1 = (long long)hg_bdim_x();
-  long long hg_t2 = (long long)hg_tid_x();
-  long long bd = hg_t1;
-  long long tid = hg_t2;
-#line 279 "kernels_lookback.go"
-  {
-    long long hg_i5 = tid;
-    long long hg_b3 = tile;
-    long long hg_st4 = bd;
-    if (hg_st4 > 0LL && hg_b3 <= 0x7fffffffffffffffLL - hg_st4 + 1LL) {
-      unsigned long long hg_n6 = hg_i5 < hg_b3 ? ((unsigned long long)hg_b3 - (unsigned long long)hg_i5 - 1ULL) / (unsigned long long)hg_st4 + 1ULL : 0ULL;
-      #pragma unroll 4
-      for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
-        long long j = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
-#line 280 "kernels_lookback.go"
-        uint8_t h = {};
-        if (hg_add(lo, j) < n) {
-          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 282, 6);
-        }
-        hg_ref<Checked>((*shf), j, hg_f, 284, 6) = h;
-      }
-    } else {
-      for (long long j = hg_i5; j < hg_b3; j = hg_add(j, hg_st4)) {
-#line 280 "kernels_lookback.go"
-        uint8_t h = {};
-        if (hg_add(lo, j) < n) {
-          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 282, 6);
-        }
-        hg_ref<Checked>((*shf), j, hg_f, 284, 6) = h;
-      }
-    }
-  }
-}
-
-#line 82 "kernels_segment.go"
-template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f) {
-  long long hg_t1 = hg_lane();
-  long long hg_t2 = hg_warp_size();
-  long long lane = hg_t1;
-  long long ws = hg_t2;
-#line 84 "kernels_segment.go"
-  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 84, 9)) {
-    int32_t yf = hg_shfl_up(f, (long long)(d));
-    T yv = hg_shfl_up(v, (long long)(d));
-    if (lane >= d) {
-      if (f == 0) {
-        v = hg_add(yv, v);
-      }
-      f |= yf;
-    }
-  }
-  return hg_tuple2<int32_t, T>{f, v};
-}
-
-#line 99 "kernels_segment.go"
-template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
-  long long hg_t1 = hg_warp_size();
-  long long hg_t2 = hg_lane();
-  long long ws = hg_t1;
-  long long lane = hg_t2;
-#line 101 "kernels_segment.go"
-  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 101, 9);
-  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 101, 9);
-  long long w = hg_t3;
-  long long nw = hg_t4;
-#line 102 "kernels_segment.go"
-  auto hg_m5 = segScanWarp<Checked, T>(f, v, hg_f);
-  int32_t xf = hg_m5.r0;
-  T xv = hg_m5.r1;
-#line 103 "kernels_segment.go"
-  int32_t hg_t6 = hg_shfl_up(xf, (long long)(1LL));
-  T hg_t7 = hg_shfl_up(xv, (long long)(1LL));
-  int32_t ef = hg_t6;
-  T ev = hg_t7;
-#line 104 "kernels_segment.go"
-  if (lane == 0LL) {
-    int32_t hg_t8 = 0;
-    T hg_t9 = (T)0LL;
-    ef = hg_t8;
-    ev = hg_t9;
-  }
-#line 107 "kernels_segment.go"
-  if (lane == hg_sub(ws, 1LL)) {
-    int32_t hg_t10 = xf;
-    T hg_t11 = xv;
-    hg_ref<Checked>((*warpsF), w, hg_f, 108, 9) = hg_t10;
-    hg_ref<Checked>((*warpsV), w, hg_f, 108, 9) = hg_t11;
-  }
-#line 110 "kernels_segment.go"
-  hg_sync_threads();
-  if (w == 0LL) {
-    int32_t sf = {};
-    T sv = {};
-    if (lane < nw) {
-      int32_t hg_t12 = hg_ld<Checked>((*warpsF), lane, hg_f, 115, 9);
-      T hg_t13 = hg_ld<Checked>((*warpsV), lane, hg_f, 115, 9);
-      sf = hg_t12;
-      sv = hg_t13;
-    }
-#line 117 "kernels_segment.go"
-    auto hg_m14 = segScanWarp<Checked, T>(sf, sv, hg_f);
-    sf = hg_m14.r0;
-    sv = hg_m14.r1;
-#line 118 "kernels_segment.go"
-    if (lane < nw) {
-      int32_t hg_t15 = sf;
-      T hg_t16 = sv;
-      hg_ref<Checked>((*warpsF), lane, hg_f, 119, 9) = hg_t15;
-      hg_ref<Checked>((*warpsV), lane, hg_f, 119, 9) = hg_t16;
-    }
-  }
-#line 122 "kernels_segment.go"
-  hg_sync_threads();
-  if (w > 0LL) {
-    if (ef == 0) {
-      ev = hg_add(hg_ld<Checked>((*warpsV), hg_sub(w, 1LL), hg_f, 125, 9), ev);
-    }
-    ef |= hg_ld<Checked>((*warpsF), hg_sub(w, 1LL), hg_f, 127, 9);
-  }
-  return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 9), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 9)};
-}
-
-#line 292 "kernels_lookback.go"
-template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_array<T, 32>* bcast, hg_fault* hg_f) {
-  long long hg_t1 = (long long)hg_bdim_x();
-  long long hg_t2 = (long long)hg_tid_x();
-  long long bd = hg_t1;
-  long long tid = hg_t2;
-#line 294 "kernels_lookback.go"
-  long long items = hg_div<Checked>(tile, bd, hg_f, 294, 6);
-  int32_t f = {};
-  T v = {};
-  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 298, 6);
-    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 299, 6) != (uint8_t)0) {
-      int32_t hg_t4 = 1;
-      T hg_t5 = x;
-      f = hg_t4;
-      v = hg_t5;
-    } else {
-#line 302 "kernels_lookback.go"
-      v = hg_add(v, x);
-    }
-  }
-  auto hg_m6 = blockSegScan<Checked, T>(f, v, warpsF, warpsV, hg_f);
-  int32_t pf = hg_m6.r0;
-  T pv = hg_m6.r1;
-  int32_t tf = hg_m6.r2;
-  T tv = hg_m6.r3;
-#line 306 "kernels_lookback.go"
-  if (tid < hg_warp_size()) {
-    T excl = {};
-    if (b == 0LL) {
-      if (tid == 0LL) {
-        lbPublish<Checked, T>(agg, incl, states, 0LL, 2ULL, tv, packed, kind, hg_f);
-      }
-    } else {
-      uint64_t status = 1ULL;
-      if (tf != 0) {
-        status |= 4ULL;
-      }
-      if (tid == 0LL) {
-        lbPublish<Checked, T>(agg, incl, states, b, status, tv, packed, kind, hg_f);
-      }
-      excl = lookBack<Checked, T>(hg_const(agg), hg_const(incl), states, b, packed, kind, hg_f);
-      if (tid == 0LL) {
-        T inc = hg_add(excl, tv);
-        if (tf != 0) {
-          inc = tv;
-        }
-        lbPublish<Checked, T>(agg, incl, states, b, 2ULL, inc, packed, kind, hg_f);
-      }
-    }
-    if (tid == 0LL) {
-      (*bcast)[0LL] = excl;
-    }
-  }
-  hg_sync_threads();
-  T run = pv;
-  if (pf == 0) {
-    run = hg_add((*bcast)[0LL], pv);
-  }
-  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 339, 6);
-    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 340, 6) != (uint8_t)0) {
-      run = (T)0LL;
-    }
-    if (exclusive) {
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 344, 6) = run;
-      run = hg_add(run, x);
-    } else {
-      run = hg_add(run, x);
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 348, 6) = run;
-    }
-  }
-  hg_sync_threads();
 }
 
 #line 338 "kernels_reduce.go"
@@ -2609,6 +2088,94 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
   }
 }
 
+#line 82 "kernels_segment.go"
+template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f) {
+  long long hg_t1 = hg_lane();
+  long long hg_t2 = hg_warp_size();
+  long long lane = hg_t1;
+  long long ws = hg_t2;
+#line 84 "kernels_segment.go"
+  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 84, 9)) {
+    int32_t yf = hg_shfl_up(f, (long long)(d));
+    T yv = hg_shfl_up(v, (long long)(d));
+    if (lane >= d) {
+      if (f == 0) {
+        v = hg_add(yv, v);
+      }
+      f |= yf;
+    }
+  }
+  return hg_tuple2<int32_t, T>{f, v};
+}
+
+#line 99 "kernels_segment.go"
+template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
+  long long hg_t1 = hg_warp_size();
+  long long hg_t2 = hg_lane();
+  long long ws = hg_t1;
+  long long lane = hg_t2;
+#line 101 "kernels_segment.go"
+  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 101, 9);
+  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 101, 9);
+  long long w = hg_t3;
+  long long nw = hg_t4;
+#line 102 "kernels_segment.go"
+  auto hg_m5 = segScanWarp<Checked, T>(f, v, hg_f);
+  int32_t xf = hg_m5.r0;
+  T xv = hg_m5.r1;
+#line 103 "kernels_segment.go"
+  int32_t hg_t6 = hg_shfl_up(xf, (long long)(1LL));
+  T hg_t7 = hg_shfl_up(xv, (long long)(1LL));
+  int32_t ef = hg_t6;
+  T ev = hg_t7;
+#line 104 "kernels_segment.go"
+  if (lane == 0LL) {
+    int32_t hg_t8 = 0;
+    T hg_t9 = (T)0LL;
+    ef = hg_t8;
+    ev = hg_t9;
+  }
+#line 107 "kernels_segment.go"
+  if (lane == hg_sub(ws, 1LL)) {
+    int32_t hg_t10 = xf;
+    T hg_t11 = xv;
+    hg_ref<Checked>((*warpsF), w, hg_f, 108, 9) = hg_t10;
+    hg_ref<Checked>((*warpsV), w, hg_f, 108, 9) = hg_t11;
+  }
+#line 110 "kernels_segment.go"
+  hg_sync_threads();
+  if (w == 0LL) {
+    int32_t sf = {};
+    T sv = {};
+    if (lane < nw) {
+      int32_t hg_t12 = hg_ld<Checked>((*warpsF), lane, hg_f, 115, 9);
+      T hg_t13 = hg_ld<Checked>((*warpsV), lane, hg_f, 115, 9);
+      sf = hg_t12;
+      sv = hg_t13;
+    }
+#line 117 "kernels_segment.go"
+    auto hg_m14 = segScanWarp<Checked, T>(sf, sv, hg_f);
+    sf = hg_m14.r0;
+    sv = hg_m14.r1;
+#line 118 "kernels_segment.go"
+    if (lane < nw) {
+      int32_t hg_t15 = sf;
+      T hg_t16 = sv;
+      hg_ref<Checked>((*warpsF), lane, hg_f, 119, 9) = hg_t15;
+      hg_ref<Checked>((*warpsV), lane, hg_f, 119, 9) = hg_t16;
+    }
+  }
+#line 122 "kernels_segment.go"
+  hg_sync_threads();
+  if (w > 0LL) {
+    if (ef == 0) {
+      ev = hg_add(hg_ld<Checked>((*warpsV), hg_sub(w, 1LL), hg_f, 125, 9), ev);
+    }
+    ef |= hg_ld<Checked>((*warpsF), hg_sub(w, 1LL), hg_f, 127, 9);
+  }
+  return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 9), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 9)};
+}
+
 #line 142 "kernels_segment.go"
 template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, hg_slice<const uint8_t> heads, hg_slice<T> out, hg_slice<T> sums, hg_slice<uint8_t> sumHeads, hg_slice<const T> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
   long long n = in.n;
@@ -2874,92 +2441,6 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec2(
   }
 #line 263 "kernels_reduce.go"
   return hg_tuple2<T, int64_t>{v, vi};
-}
-
-#line 115 "kernels_lookback.go"
-template <bool Checked, class T> HG_DEV void lbLoadVec2(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
-  long long n = in.n;
-  long long hg_t1 = (long long)hg_bdim_x();
-  long long hg_t2 = (long long)hg_tid_x();
-  long long bd = hg_t1;
-  long long tid = hg_t2;
-#line 118 "kernels_lookback.go"
-  if (vec && (hg_add(lo, tile) <= n)) {
-    long long base = lo / 2LL;
-    for (long long c = tid; c < (tile / 2LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 2>(sh, c, hg_ldv<Checked, 2>(in, hg_add(base, c), hg_f, 121, 6), hg_f, 121, 6);
-    }
-  } else {
-    {
-      long long hg_i6 = tid;
-      long long hg_b4 = tile;
-      long long hg_st5 = bd;
-      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
-        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
-        #pragma unroll 4
-        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
-          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 125 "kernels_lookback.go"
-          T x = {};
-          if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 127, 6);
-          }
-          hg_ref<Checked>(sh, j, hg_f, 129, 6) = x;
-        }
-      } else {
-        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 125 "kernels_lookback.go"
-          T x = {};
-          if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 127, 6);
-          }
-          hg_ref<Checked>(sh, j, hg_f, 129, 6) = x;
-        }
-      }
-    }
-  }
-#line 132 "kernels_lookback.go"
-  hg_sync_threads();
-}
-
-#line 136 "kernels_lookback.go"
-template <bool Checked, class T> HG_DEV void lbStoreVec2(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
-  long long n = out.n;
-  long long hg_t1 = (long long)hg_bdim_x();
-  long long hg_t2 = (long long)hg_tid_x();
-  long long bd = hg_t1;
-  long long tid = hg_t2;
-#line 139 "kernels_lookback.go"
-  if (vec && (hg_add(lo, tile) <= n)) {
-    long long base = lo / 2LL;
-    for (long long c = tid; c < (tile / 2LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 2>(out, hg_add(base, c), hg_ldv<Checked, 2>(sh, c, hg_f, 142, 6), hg_f, 142, 6);
-    }
-  } else {
-    {
-      long long hg_i6 = tid;
-      long long hg_b4 = tile;
-      long long hg_st5 = bd;
-      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
-        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
-        #pragma unroll 4
-        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
-          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 146 "kernels_lookback.go"
-          if (hg_add(lo, j) < n) {
-            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 147, 6) = hg_ld<Checked>(sh, j, hg_f, 147, 6);
-          }
-        }
-      } else {
-        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 146 "kernels_lookback.go"
-          if (hg_add(lo, j) < n) {
-            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 147, 6) = hg_ld<Checked>(sh, j, hg_f, 147, 6);
-          }
-        }
-      }
-    }
-  }
 }
 
 #line 426 "kernels_reduce.go"
@@ -3988,356 +3469,53 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
   }
 }
 
-#line 30 "kernels_select_sweep.go"
-template <bool Checked, class T> HG_DEV bool pick(T x, T prev, bool f, long long i, int32_t pred, T a, hg_fault* hg_f) {
+#line 45 "kernels_sort.go"
+template <bool Checked> HG_DEV uint64_t sweepFlip(long long width, bool desc, hg_fault* hg_f) {
+  if (!desc) {
+    return 0ULL;
+  }
+  return hg_shr<Checked>(18446744073709551615ULL, hg_sub(64LL, width), hg_f, 49, 11);
+}
+
+#line 54 "kernels_sort.go"
+template <bool Checked, class K> HG_DEV uint32_t ordered32(K k, int32_t kind, long long width, hg_fault* hg_f) {
   {
-    int32_t hg_tag2 = pred;
-#line 32 "kernels_select_sweep.go"
-    if (hg_tag2 == 0) {
-      return f;
+    int32_t hg_tag2 = kind;
+#line 56 "kernels_sort.go"
+    if (hg_tag2 == 2) {
+      uint32_t b = hg_f32_bits((float)(k));
+      if (b == 2147483648U) {
+        b = 0U;
+      }
+      if ((b & 2147483648U) != 0U) {
+        return ~b;
+      }
+      return b | 2147483648U;
     } else if (hg_tag2 == 1) {
-      return (i == 0LL) || (x != prev);
-    } else if (hg_tag2 == 2) {
-      return x < a;
-    } else if (hg_tag2 == 3) {
-      return x <= a;
-    } else if (hg_tag2 == 4) {
-      return x > a;
-    } else if (hg_tag2 == 5) {
-      return x >= a;
-    } else if (hg_tag2 == 6) {
-      return x == a;
+      return ((uint32_t)((int32_t)(k)) ^ hg_shl<Checked>(1U, hg_sub(width, 1LL), hg_f, 66, 11)) & hg_shr<Checked>(4294967295U, hg_sub(32LL, width), hg_f, 66, 11);
     }
   }
-#line 47 "kernels_select_sweep.go"
-  return x != a;
+#line 68 "kernels_sort.go"
+  return (uint32_t)(k) & hg_shr<Checked>(4294967295U, hg_sub(32LL, width), hg_f, 68, 11);
 }
 
-#line 213 "kernels_select_sweep.go"
-template <bool Checked> HG_DEV void selPublish(hg_slice<uint64_t> states, hg_slice<int64_t> heads, long long b, long long tiles, int64_t c, int64_t last, bool rle, hg_fault* hg_f) {
-  if (rle) {
-    hg_ref<Checked>(heads, b, hg_f, 215, 11) = last;
+#line 73 "kernels_sort.go"
+template <bool Checked, class K> HG_DEV uint32_t sweepDigit(K k, int32_t kind, long long width, uint64_t flip, long long shift, uint32_t mask, hg_fault* hg_f) {
+  if (width <= 32LL) {
+    return hg_shr<Checked>(ordered32<Checked, K>(k, kind, width, hg_f) ^ (uint32_t)(flip), shift & 31LL, hg_f, 75, 11) & mask;
   }
-  if (b == 0LL) {
-    if (rle) {
-      hg_ref<Checked>(heads, tiles, hg_f, 219, 11) = last;
-    }
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, 0LL, hg_f, 221, 11), 9223372036854775808ULL | (uint64_t)(c));
-    return;
-  }
-  hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 224, 11), 4611686018427387904ULL | (uint64_t)(c));
+  return (uint32_t)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, false, hg_f) ^ flip, shift & 63LL, hg_f, 77, 11)) & mask;
 }
 
-#line 72 "kernels_sort.go"
-template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f) {
-#line 72 "kernels_sort.go"
-  return popc<Checked>((x & (-x)) - 1ULL, hg_f);
-}
-
-#line 235 "kernels_select_sweep.go"
-template <bool Checked> HG_DEV hg_tuple2<int64_t, int64_t> selLookBack(hg_slice<uint64_t> states, hg_slice<const int64_t> heads, long long b, long long tiles, bool rle, hg_fault* hg_f) {
-  long long hg_t1 = hg_warp_size();
-  long long hg_t2 = hg_lane();
-  long long ws = hg_t1;
-  long long lane = hg_t2;
-#line 237 "kernels_select_sweep.go"
-  int64_t excl = {};
-  int64_t last = -1LL;
-  long long j = hg_sub(hg_sub(b, 1LL), lane);
-  bool done = false;
-  while (!done) {
-    uint64_t s = 9223372036854775808ULL;
-    if (j >= 0LL) {
-      s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 244, 11));
-    }
-    if (!hg_any(s == 0ULL)) {
-      uint64_t pm = hg_ballot((s & 9223372036854775808ULL) != 0ULL);
-      long long k = ws;
-      if (pm != 0ULL) {
-        k = ctz<Checked>(pm, hg_f);
-      }
-      int64_t c = {};
-      int64_t h = -1LL;
-      if (lane <= k) {
-        c = (int64_t)(s & 4611686018427387903ULL);
-        if (rle && (j >= 0LL)) {
-          h = hg_ld<Checked>(heads, j, hg_f, 257, 11);
-          if (lane == k) {
-            h = hg_ld<Checked>(heads, hg_add(tiles, j), hg_f, 259, 11);
-          }
-        }
-      }
-      excl = hg_add(excl, hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), c));
-      if (rle) {
-        last = hg_max(last, hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), h));
-      }
-      done = pm != 0ULL;
-      j = hg_sub(j, ws);
-    }
-  }
-  return hg_tuple2<int64_t, int64_t>{excl, last};
-}
-
-#line 62 "kernels_select_sweep.go"
-template <bool Checked, class T> HG_DEV void selectSweep(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> counts, int32_t pred, T a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, hg_array<int32_t, 32>* warps, hg_array<int64_t, 4>* bcast, hg_fault* hg_f) {
-#line 64 "kernels_select_sweep.go"
-  long long hg_t1 = (long long)hg_bdim_x();
-  long long hg_t2 = (long long)hg_tid_x();
-  long long bd = hg_t1;
-  long long tid = hg_t2;
-#line 65 "kernels_select_sweep.go"
-  long long hg_t3 = hg_warp_size();
-  long long hg_t4 = hg_lane();
-  long long ws = hg_t3;
-  long long lane = hg_t4;
-#line 66 "kernels_select_sweep.go"
-  long long hg_t5 = hg_div<Checked>(tid, ws, hg_f, 66, 11);
-  long long hg_t6 = hg_div<Checked>(bd, ws, hg_f, 66, 11);
-  long long w = hg_t5;
-  long long nw = hg_t6;
-#line 67 "kernels_select_sweep.go"
-  long long n = in.n;
-  long long tiles = hg_sub(states.n, 1LL);
-  if (tid == 0LL) {
-    (*bcast)[0LL] = (int64_t)(hg_atomic_add(&hg_ref<Checked>(states, tiles, hg_f, 70, 11), 1ULL));
-  }
-  hg_sync_threads();
-  long long b = (long long)((*bcast)[0LL]);
-  long long lo = hg_mul(hg_mul(b, bd), items);
-#line 81 "kernels_select_sweep.go"
-  hg_array<T, 32> xs = {};
-  uint32_t fs = {};
-  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
-    {
-#line 84 "kernels_select_sweep.go"
-      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-#line 84 "kernels_select_sweep.go"
-      if ((j < items) && (i < n)) {
-        hg_ref<Checked>(xs, j, hg_f, 85, 11) = hg_ld<Checked>(in, i, hg_f, 85, 11);
-        if ((pred == 0) && (hg_ld<Checked>(flags, i, hg_f, 86, 11) != (uint8_t)0)) {
-          fs |= hg_shl<Checked>(1U, j, hg_f, 87, 11);
-        }
-      }
-    }
-  }
-#line 91 "kernels_select_sweep.go"
-  if (pred == 1) {
-    for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
-      if ((j < items) && (lane == hg_sub(ws, 1LL))) {
-        hg_ref<Checked>((*lastOf), hg_add(hg_mul(j, nw), w), hg_f, 94, 11) = hg_ld<Checked>(xs, j, hg_f, 94, 11);
-      }
-    }
-    hg_sync_threads();
-  }
-  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 99, 11) - 1ULL;
-  uint32_t sel = {};
-  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
-    if (j < items) {
-      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-      T prev = {};
-      if (pred == 1) {
-        prev = hg_shfl_up(hg_ld<Checked>(xs, j, hg_f, 106, 11), (long long)(1LL));
-        if ((lane == 0LL) && (i < n)) {
-          if ((w > 0LL) || (j > 0LL)) {
-            prev = hg_ld<Checked>((*lastOf), hg_sub(hg_add(hg_mul(j, nw), w), 1LL), hg_f, 109, 11);
-          } else if (i > 0LL) {
-            prev = hg_ld<Checked>(in, hg_sub(i, 1LL), hg_f, 111, 11);
-          }
-        }
-      }
-      bool on = (i < n) && pick<Checked, T>(hg_ld<Checked>(xs, j, hg_f, 115, 11), prev, (hg_shr<Checked>(fs, j, hg_f, 115, 11) & 1U) != 0U, i, pred, a, hg_f);
-      uint64_t m = hg_ballot(on);
-      if (on) {
-        sel |= hg_shl<Checked>(1U, j, hg_f, 118, 11);
-      }
-      if (lane == 0LL) {
-        hg_ref<Checked>((*wc), hg_add(hg_mul(j, nw), w), hg_f, 121, 11) = (int32_t)(popc<Checked>(m, hg_f));
-      }
-    }
-  }
-  hg_sync_threads();
-#line 129 "kernels_select_sweep.go"
-  int32_t c = {};
-  if (tid < hg_mul(items, nw)) {
-    c = hg_ld<Checked>((*wc), tid, hg_f, 131, 11);
-  }
-  auto hg_m10 = blockScan<Checked, int32_t>(c, warps, hg_f);
-  int32_t pre = hg_m10.r0;
-  int32_t total = hg_m10.r1;
-#line 134 "kernels_select_sweep.go"
-  if (tid < hg_mul(items, nw)) {
-    hg_ref<Checked>((*wc), tid, hg_f, 135, 11) = pre;
-  }
-  if ((!rle) && (tid == 0LL)) {
-    selPublish<Checked>(states, heads, b, tiles, (int64_t)(total), -1LL, rle, hg_f);
-  }
-  hg_sync_threads();
-  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
-    if (j < items) {
-#line 144 "kernels_select_sweep.go"
-      bool on = (hg_shr<Checked>(sel, j, hg_f, 144, 11) & 1U) != 0U;
-      int32_t r = hg_add(hg_ld<Checked>((*wc), hg_add(hg_mul(j, nw), w), hg_f, 145, 11), (int32_t)(popc<Checked>(hg_ballot(on) & lt, hg_f)));
-      {
-#line 146 "kernels_select_sweep.go"
-        long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-#line 146 "kernels_select_sweep.go"
-        if (i < n) {
-          if (on) {
-            if (rle) {
-              hg_ref<Checked>(shI, r, hg_f, 149, 11) = (int32_t)(hg_add(hg_mul(j, bd), tid));
-            } else {
-              hg_ref<Checked>(sh, r, hg_f, 151, 11) = hg_ld<Checked>(xs, j, hg_f, 151, 11);
-            }
-          } else if (partition) {
-            hg_ref<Checked>(sh, hg_sub(hg_add(total, (int32_t)(hg_add(hg_mul(j, bd), tid))), r), hg_f, 154, 11) = hg_ld<Checked>(xs, j, hg_f, 154, 11);
-          }
-        }
-      }
-    }
-  }
-#line 159 "kernels_select_sweep.go"
-  hg_sync_threads();
-  int64_t last = -1LL;
-  if (rle && (total > 0)) {
-    last = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(total, 1), hg_f, 162, 11)));
-  }
-  if (rle && (tid == 0LL)) {
-    selPublish<Checked>(states, heads, b, tiles, (int64_t)(total), last, rle, hg_f);
-  }
-#line 168 "kernels_select_sweep.go"
-  if (w == 0LL) {
-    auto hg_m12 = selLookBack<Checked>(states, hg_const(heads), b, tiles, rle, hg_f);
-    int64_t excl = hg_m12.r0;
-    int64_t prev = hg_m12.r1;
-#line 170 "kernels_select_sweep.go"
-    if (lane == 0LL) {
-      if (b > 0LL) {
-        if (rle) {
-          hg_ref<Checked>(heads, hg_add(tiles, b), hg_f, 173, 11) = hg_max(prev, last);
-        }
-        hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 175, 11), 9223372036854775808ULL | (uint64_t)(hg_add(excl, (int64_t)(total))));
-      }
-      int64_t hg_t13 = excl;
-      int64_t hg_t14 = prev;
-      (*bcast)[1LL] = hg_t13;
-      (*bcast)[2LL] = hg_t14;
-#line 178 "kernels_select_sweep.go"
-      if (b == hg_sub(tiles, 1LL)) {
-        hg_ref<Checked>(num, 0LL, hg_f, 179, 11) = hg_add(excl, (int64_t)(total));
-        if (rle) {
-          hg_ref<Checked>(counts, hg_sub(hg_add(excl, (int64_t)(total)), 1LL), hg_f, 181, 11) = hg_sub((int64_t)(n), hg_max(prev, last));
-        }
-      }
-    }
-  }
-  hg_sync_threads();
-  int64_t hg_t15 = (*bcast)[1LL];
-  int64_t hg_t16 = (*bcast)[2LL];
-  int64_t base = hg_t15;
-  int64_t prev = hg_t16;
-#line 188 "kernels_select_sweep.go"
-  long long lim = (long long)(total);
-  if (partition) {
-    lim = hg_min(hg_mul(bd, items), hg_sub(n, lo));
-  }
-  {
-    long long hg_i19 = tid;
-    long long hg_b17 = lim;
-    long long hg_st18 = bd;
-    if (hg_st18 > 0LL && hg_b17 <= 0x7fffffffffffffffLL - hg_st18 + 1LL) {
-      unsigned long long hg_n20 = hg_i19 < hg_b17 ? ((unsigned long long)hg_b17 - (unsigned long long)hg_i19 - 1ULL) / (unsigned long long)hg_st18 + 1ULL : 0ULL;
-      #pragma unroll 4
-      for (unsigned long long hg_k21 = 0; hg_k21 < hg_n20; hg_k21++) {
-        long long p = (long long)((unsigned long long)hg_i19 + hg_k21 * (unsigned long long)hg_st18);
-#line 193 "kernels_select_sweep.go"
-        int64_t q = hg_add(base, (int64_t)(p));
-        if (rle) {
-          int64_t i = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, p, hg_f, 195, 11)));
-          hg_ref<Checked>(out, q, hg_f, 196, 11) = hg_ld<Checked>(in, i, hg_f, 196, 11);
-          if (q > 0LL) {
-            if (p > 0LL) {
-              prev = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(p, 1LL), hg_f, 199, 11)));
-            }
-            hg_ref<Checked>(counts, hg_sub(q, 1LL), hg_f, 201, 11) = hg_sub(i, prev);
-          }
-        } else if (p < (long long)(total)) {
-          hg_ref<Checked>(out, q, hg_f, 204, 11) = hg_ld<Checked>(sh, p, hg_f, 204, 11);
-        } else {
-          hg_ref<Checked>(out, hg_sub(hg_add((int64_t)(hg_sub(hg_sub(n, 1LL), lo)), base), (int64_t)(hg_sub(p, (long long)(total)))), hg_f, 206, 11) = hg_ld<Checked>(sh, p, hg_f, 206, 11);
-        }
-      }
-    } else {
-      for (long long p = hg_i19; p < hg_b17; p = hg_add(p, hg_st18)) {
-#line 193 "kernels_select_sweep.go"
-        int64_t q = hg_add(base, (int64_t)(p));
-        if (rle) {
-          int64_t i = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, p, hg_f, 195, 11)));
-          hg_ref<Checked>(out, q, hg_f, 196, 11) = hg_ld<Checked>(in, i, hg_f, 196, 11);
-          if (q > 0LL) {
-            if (p > 0LL) {
-              prev = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(p, 1LL), hg_f, 199, 11)));
-            }
-            hg_ref<Checked>(counts, hg_sub(q, 1LL), hg_f, 201, 11) = hg_sub(i, prev);
-          }
-        } else if (p < (long long)(total)) {
-          hg_ref<Checked>(out, q, hg_f, 204, 11) = hg_ld<Checked>(sh, p, hg_f, 204, 11);
-        } else {
-          hg_ref<Checked>(out, hg_sub(hg_add((int64_t)(hg_sub(hg_sub(n, 1LL), lo)), base), (int64_t)(hg_sub(p, (long long)(total)))), hg_f, 206, 11) = hg_ld<Checked>(sh, p, hg_f, 206, 11);
-        }
-      }
-    }
-  }
-}
-
-#line 276 "kernels_select_sweep.go"
-template <bool Checked, class T> HG_DEV void selectReverse(hg_slice<T> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
-  long long s = (long long)(hg_ld<Checked>(num, 0LL, hg_f, 277, 11));
-  long long h = hg_sub(n, s) / 2LL;
-  {
-    long long hg_i3 = hg_global_x();
-    long long hg_b1 = h;
-    long long hg_st2 = hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x());
-    if (hg_st2 > 0LL && hg_b1 <= 0x7fffffffffffffffLL - hg_st2 + 1LL) {
-      unsigned long long hg_n4 = hg_i3 < hg_b1 ? ((unsigned long long)hg_b1 - (unsigned long long)hg_i3 - 1ULL) / (unsigned long long)hg_st2 + 1ULL : 0ULL;
-      #pragma unroll 4
-      for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
-        long long k = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
-#line 280 "kernels_select_sweep.go"
-        T hg_t7 = hg_ld<Checked>(out, hg_add(s, k), hg_f, 280, 11);
-        T hg_t8 = hg_ld<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 280, 11);
-        T x = hg_t7;
-        T y = hg_t8;
-#line 281 "kernels_select_sweep.go"
-        T hg_t9 = y;
-        T hg_t10 = x;
-        hg_ref<Checked>(out, hg_add(s, k), hg_f, 281, 11) = hg_t9;
-        hg_ref<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 281, 11) = hg_t10;
-      }
-    } else {
-      for (long long k = hg_i3; k < hg_b1; k = hg_add(k, hg_st2)) {
-#line 280 "kernels_select_sweep.go"
-        T hg_t12 = hg_ld<Checked>(out, hg_add(s, k), hg_f, 280, 11);
-        T hg_t13 = hg_ld<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 280, 11);
-        T x = hg_t12;
-        T y = hg_t13;
-#line 281 "kernels_select_sweep.go"
-        T hg_t14 = y;
-        T hg_t15 = x;
-        hg_ref<Checked>(out, hg_add(s, k), hg_f, 281, 11) = hg_t14;
-        hg_ref<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 281, 11) = hg_t15;
-      }
-    }
-  }
-}
-
-#line 36 "kernels_sort.go"
+#line 92 "kernels_sort.go"
 template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg_slice<uint32_t> hist, long long begin, long long end, int32_t kind, long long width, bool desc, long long span, hg_array<uint32_t, 2048>* bins, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 38 "kernels_sort.go"
+#line 94 "kernels_sort.go"
   long long passes = hg_add(hg_sub(end, begin), 7LL) / 8LL;
+  uint64_t flip = sweepFlip<Checked>(width, desc, hg_f);
   {
     long long hg_i5 = tid;
     long long hg_b3 = hg_mul(passes, 256LL);
@@ -4347,17 +3525,17 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       #pragma unroll 4
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
-#line 40 "kernels_sort.go"
-        hg_ref<Checked>((*bins), i, hg_f, 40, 12) = 0U;
+#line 97 "kernels_sort.go"
+        hg_ref<Checked>((*bins), i, hg_f, 97, 11) = 0U;
       }
     } else {
       for (long long i = hg_i5; i < hg_b3; i = hg_add(i, hg_st4)) {
-#line 40 "kernels_sort.go"
-        hg_ref<Checked>((*bins), i, hg_f, 40, 12) = 0U;
+#line 97 "kernels_sort.go"
+        hg_ref<Checked>((*bins), i, hg_f, 97, 11) = 0U;
       }
     }
   }
-#line 42 "kernels_sort.go"
+#line 99 "kernels_sort.go"
   hg_sync_threads();
   long long n = keys.n;
   long long hg_t10 = hg_global_x();
@@ -4366,7 +3544,7 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
   long long lo = hg_t10;
   long long hi = hg_t11;
   long long step = hg_t12;
-#line 45 "kernels_sort.go"
+#line 102 "kernels_sort.go"
   if (span > 0LL) {
     lo = hg_min(hg_mul(hg_global_x(), span), n);
     hi = hg_min(hg_add(lo, span), n);
@@ -4381,37 +3559,41 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       #pragma unroll 4
       for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
         long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
-#line 51 "kernels_sort.go"
-        uint64_t u = ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 51, 12), kind, width, desc, hg_f);
-        for (long long p = 0LL; p < passes; p = hg_add(p, 1LL)) {
-          long long shift = hg_add(begin, hg_mul(8LL, p));
-          long long bits = hg_min(8LL, hg_sub(end, shift));
-          long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 12) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 12) - 1ULL)));
-          if (bd == 1LL) {
-            hg_ref<Checked>((*bins), d, hg_f, 57, 12) += 1U;
-          } else {
-            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 12), 1U);
+#line 108 "kernels_sort.go"
+        K k = hg_ld<Checked>(keys, i, hg_f, 108, 11);
+#line 110 "kernels_sort.go"
+        for (long long p = 0LL; p < (width / 8LL); p = hg_add(p, 1LL)) {
+          if (p < passes) {
+            long long shift = hg_add(begin, hg_mul(8LL, p));
+            long long d = hg_add(hg_mul(p, 256LL), (long long)(sweepDigit<Checked, K>(k, kind, width, flip, shift, hg_shl<Checked>(1U, hg_min(8LL, hg_sub(end, shift)), hg_f, 113, 11) - 1U, hg_f)));
+            if (bd == 1LL) {
+              hg_ref<Checked>((*bins), d, hg_f, 115, 11) += 1U;
+            } else {
+              hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 117, 11), 1U);
+            }
           }
         }
       }
     } else {
       for (long long i = hg_i15; i < hg_b13; i = hg_add(i, hg_st14)) {
-#line 51 "kernels_sort.go"
-        uint64_t u = ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 51, 12), kind, width, desc, hg_f);
-        for (long long p = 0LL; p < passes; p = hg_add(p, 1LL)) {
-          long long shift = hg_add(begin, hg_mul(8LL, p));
-          long long bits = hg_min(8LL, hg_sub(end, shift));
-          long long d = hg_add(hg_mul(p, 256LL), (long long)(hg_shr<Checked>(u, shift, hg_f, 55, 12) & (hg_shl<Checked>(1ULL, bits, hg_f, 55, 12) - 1ULL)));
-          if (bd == 1LL) {
-            hg_ref<Checked>((*bins), d, hg_f, 57, 12) += 1U;
-          } else {
-            hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 59, 12), 1U);
+#line 108 "kernels_sort.go"
+        K k = hg_ld<Checked>(keys, i, hg_f, 108, 11);
+#line 110 "kernels_sort.go"
+        for (long long p = 0LL; p < (width / 8LL); p = hg_add(p, 1LL)) {
+          if (p < passes) {
+            long long shift = hg_add(begin, hg_mul(8LL, p));
+            long long d = hg_add(hg_mul(p, 256LL), (long long)(sweepDigit<Checked, K>(k, kind, width, flip, shift, hg_shl<Checked>(1U, hg_min(8LL, hg_sub(end, shift)), hg_f, 113, 11) - 1U, hg_f)));
+            if (bd == 1LL) {
+              hg_ref<Checked>((*bins), d, hg_f, 115, 11) += 1U;
+            } else {
+              hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 117, 11), 1U);
+            }
           }
         }
       }
     }
   }
-#line 63 "kernels_sort.go"
+#line 122 "kernels_sort.go"
   hg_sync_threads();
   {
     long long hg_i24 = tid;
@@ -4422,25 +3604,25 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       #pragma unroll 4
       for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
         long long i = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
-#line 65 "kernels_sort.go"
+#line 124 "kernels_sort.go"
         {
-#line 65 "kernels_sort.go"
-          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 12);
-#line 65 "kernels_sort.go"
+#line 124 "kernels_sort.go"
+          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 124, 11);
+#line 124 "kernels_sort.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 12), c);
+            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 125, 11), c);
           }
         }
       }
     } else {
       for (long long i = hg_i24; i < hg_b22; i = hg_add(i, hg_st23)) {
-#line 65 "kernels_sort.go"
+#line 124 "kernels_sort.go"
         {
-#line 65 "kernels_sort.go"
-          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 65, 12);
-#line 65 "kernels_sort.go"
+#line 124 "kernels_sort.go"
+          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 124, 11);
+#line 124 "kernels_sort.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 66, 12), c);
+            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 125, 11), c);
           }
         }
       }
@@ -4448,186 +3630,216 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
   }
 }
 
-#line 85 "kernels_sort.go"
-template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_array<uint32_t, 2048>* wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f) {
-#line 87 "kernels_sort.go"
+#line 81 "kernels_sort.go"
+template <bool Checked> HG_DEV uint32_t popc32(uint32_t x, hg_fault* hg_f) {
+  x -= (x >> 1LL) & 1431655765U;
+  x = (x & 858993459U) + ((x >> 2LL) & 858993459U);
+  x = (x + (x >> 4LL)) & 252645135U;
+  return (x * 16843009U) >> 24LL;
+}
+
+#line 161 "kernels_sort.go"
+template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K> keysIn, hg_slice<K> keysOut, hg_slice<const V> valsIn, hg_slice<V> valsOut, bool pairs, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, int32_t kind, long long width, bool desc, long long block, long long items, hg_slice<K> sk, hg_slice<V> sv, hg_slice<uint32_t> wcnt, hg_array<uint32_t, 256>* base, hg_array<uint32_t, 256>* start, hg_array<uint32_t, 32>* warps, hg_fault* hg_f) {
+#line 163 "kernels_sort.go"
   long long tid = (long long)hg_tid_x();
   long long hg_t1 = hg_warp_size();
   long long hg_t2 = hg_lane();
   long long ws = hg_t1;
   long long lane = hg_t2;
-#line 89 "kernels_sort.go"
-  long long hg_t3 = hg_div<Checked>(tid, ws, hg_f, 89, 12);
-  long long hg_t4 = hg_div<Checked>(256LL, ws, hg_f, 89, 12);
+#line 165 "kernels_sort.go"
+  long long hg_t3 = hg_div<Checked>(tid, ws, hg_f, 165, 11);
+  long long hg_t4 = hg_div<Checked>(block, ws, hg_f, 165, 11);
   long long w = hg_t3;
   long long nw = hg_t4;
-#line 90 "kernels_sort.go"
+#line 166 "kernels_sort.go"
   long long n = keysIn.n;
-  uint64_t mask = hg_shl<Checked>(1ULL, bits, hg_f, 91, 12) - 1ULL;
+  uint32_t mask = hg_shl<Checked>(1U, bits, hg_f, 167, 11) - 1U;
+  uint64_t flip = sweepFlip<Checked>(width, desc, hg_f);
   long long half = states.n / 2LL;
-  long long b = hg_ordered_block_id(&hg_ref<Checked>(meta, hg_add(2048LL, p), hg_f, 93, 12));
+  long long b = hg_ordered_block_id(&hg_ref<Checked>(meta, hg_add(2048LL, p), hg_f, 170, 11));
   long long cur = hg_add(hg_mul(p % 2LL, half), hg_mul(b, 256LL));
-  hg_ref<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 95, 12) = 0U;
-  for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 97, 12) = 0U;
+  if (tid < 256LL) {
+    hg_ref<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 173, 11) = 0U;
   }
-  hg_sync_threads();
-#line 103 "kernels_sort.go"
-  long long lo = hg_mul(hg_mul(b, 256LL), items);
-  long long first = hg_add(hg_add(lo, hg_mul(hg_mul(w, ws), items)), lane);
-  hg_array<K, 16> ks = {};
-  hg_array<uint32_t, 16> ds = {};
-  hg_array<uint32_t, 16> rk = {};
-  for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
-    {
-#line 109 "kernels_sort.go"
-      long long i = hg_add(first, hg_mul(j, ws));
-#line 109 "kernels_sort.go"
-      if ((j < items) && (i < n)) {
-        hg_ref<Checked>(ks, j, hg_f, 110, 12) = hg_ld<Checked>(keysIn, i, hg_f, 110, 12);
-      }
-    }
-  }
-#line 113 "kernels_sort.go"
-  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 113, 12) - 1ULL;
-  for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
-    if (j < items) {
-      bool valid = hg_add(first, hg_mul(j, ws)) < n;
-      long long d = 0LL;
-      if (valid) {
-        d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(ks, j, hg_f, 119, 12), kind, width, desc, hg_f), shift, hg_f, 119, 12) & mask);
-      }
-      uint64_t peers = hg_ballot(valid);
-      for (long long bit = 0LL; bit < bits; bit = hg_add(bit, 1LL)) {
-        bool on = (hg_shr<Checked>(d, bit, hg_f, 123, 12) & 1LL) == 1LL;
-        uint64_t m = hg_ballot(on);
-        if (on) {
-          peers &= m;
-        } else {
-          peers = peers & ~m;
-        }
-      }
-      uint32_t rank = (uint32_t)(popc<Checked>(peers & lt, hg_f));
-      uint32_t pre = {};
-      if (valid && (rank == 0U)) {
-        pre = hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 134, 12);
-        hg_ref<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 135, 12) = pre + (uint32_t)(popc<Checked>(peers, hg_f));
-      }
-      hg_sync_warp();
-      pre = hg_shfl(pre, (long long)(ctz<Checked>(peers, hg_f) & hg_sub(ws, 1LL)));
-      uint32_t hg_t9 = (uint32_t)(d);
-      uint32_t hg_t10 = pre + rank;
-      hg_ref<Checked>(ds, j, hg_f, 139, 12) = hg_t9;
-      hg_ref<Checked>(rk, j, hg_f, 139, 12) = hg_t10;
-    }
-  }
-#line 142 "kernels_sort.go"
-  hg_sync_threads();
-#line 147 "kernels_sort.go"
-  uint32_t tot = {};
-  for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-    uint32_t c = hg_ld<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 149, 12);
-    hg_ref<Checked>((*wcnt), hg_add(hg_mul(x, 256LL), tid), hg_f, 150, 12) = tot;
-    tot += c;
-  }
-  auto hg_m12 = blockScan<Checked, uint32_t>(tot, warps, hg_f);
-  uint32_t st = hg_m12.r0;
-#line 154 "kernels_sort.go"
-  hg_sync_threads();
-  auto hg_m13 = blockScan<Checked, uint32_t>(hg_ld<Checked>(meta, hg_add(hg_mul(p, 256LL), tid), hg_f, 155, 12), warps, hg_f);
-  uint32_t gex = hg_m13.r0;
-#line 156 "kernels_sort.go"
-  uint32_t excl = {};
-  if (b == 0LL) {
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 158, 12), 2147483648U | tot);
-  } else {
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 160, 12), 1073741824U | tot);
-    long long j = hg_add(hg_sub(cur, 256LL), tid);
-    bool done = false;
-    while (!done) {
-      uint32_t s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 164, 12));
-      if ((s & 2147483648U) != 0U) {
-        excl += s & 1073741823U;
-        done = true;
-      } else if ((s & 1073741824U) != 0U) {
-        excl += s & 1073741823U;
-        j = hg_sub(j, 256LL);
-      }
-    }
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 173, 12), 2147483648U | (excl + tot));
-  }
-  hg_ref<Checked>((*start), tid, hg_f, 175, 12) = st;
-#line 179 "kernels_sort.go"
-  hg_ref<Checked>((*base), tid, hg_f, 179, 12) = (gex + excl) - st;
-  hg_sync_threads();
-#line 182 "kernels_sort.go"
-  for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
-    if ((j < items) && (hg_add(first, hg_mul(j, ws)) < n)) {
-      long long d = (long long)(hg_ld<Checked>(ds, j, hg_f, 184, 12));
-      uint32_t q = (hg_ld<Checked>((*start), d, hg_f, 185, 12) + hg_ld<Checked>((*wcnt), hg_add(hg_mul(w, 256LL), d), hg_f, 185, 12)) + hg_ld<Checked>(rk, j, hg_f, 185, 12);
-      hg_ref<Checked>(sk, q, hg_f, 186, 12) = hg_ld<Checked>(ks, j, hg_f, 186, 12);
-      hg_ref<Checked>(rk, j, hg_f, 187, 12) = q;
-    }
-  }
-  hg_sync_threads();
-  long long m = hg_min(hg_mul(256LL, items), hg_sub(n, lo));
   {
-    long long hg_i18 = tid;
-    long long hg_b16 = m;
-    long long hg_st17 = 256LL;
-    if (hg_st17 > 0LL && hg_b16 <= 0x7fffffffffffffffLL - hg_st17 + 1LL) {
-      unsigned long long hg_n19 = hg_i18 < hg_b16 ? ((unsigned long long)hg_b16 - (unsigned long long)hg_i18 - 1ULL) / (unsigned long long)hg_st17 + 1ULL : 0ULL;
+    long long hg_i7 = tid;
+    long long hg_b5 = hg_mul(nw, 256LL);
+    long long hg_st6 = block;
+    if (hg_st6 > 0LL && hg_b5 <= 0x7fffffffffffffffLL - hg_st6 + 1LL) {
+      unsigned long long hg_n8 = hg_i7 < hg_b5 ? ((unsigned long long)hg_b5 - (unsigned long long)hg_i7 - 1ULL) / (unsigned long long)hg_st6 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k20 = 0; hg_k20 < hg_n19; hg_k20++) {
-        long long i = (long long)((unsigned long long)hg_i18 + hg_k20 * (unsigned long long)hg_st17);
-#line 193 "kernels_sort.go"
-        K k = hg_ld<Checked>(sk, i, hg_f, 193, 12);
-        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 12) & mask);
-        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 12) + (uint32_t)(i), hg_f, 195, 12) = k;
+      for (unsigned long long hg_k9 = 0; hg_k9 < hg_n8; hg_k9++) {
+        long long x = (long long)((unsigned long long)hg_i7 + hg_k9 * (unsigned long long)hg_st6);
+#line 176 "kernels_sort.go"
+        hg_ref<Checked>(wcnt, x, hg_f, 176, 11) = 0U;
       }
     } else {
-      for (long long i = hg_i18; i < hg_b16; i = hg_add(i, hg_st17)) {
-#line 193 "kernels_sort.go"
-        K k = hg_ld<Checked>(sk, i, hg_f, 193, 12);
-        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 12) & mask);
-        hg_ref<Checked>(keysOut, hg_ld<Checked>((*base), d, hg_f, 195, 12) + (uint32_t)(i), hg_f, 195, 12) = k;
+      for (long long x = hg_i7; x < hg_b5; x = hg_add(x, hg_st6)) {
+#line 176 "kernels_sort.go"
+        hg_ref<Checked>(wcnt, x, hg_f, 176, 11) = 0U;
       }
     }
   }
+#line 178 "kernels_sort.go"
+  hg_sync_threads();
+#line 183 "kernels_sort.go"
+  long long lo = hg_mul(hg_mul(b, block), items);
+  long long first = hg_add(hg_add(lo, hg_mul(hg_mul(w, ws), items)), lane);
+  hg_array<K, 24> ks = {};
+  hg_array<uint32_t, 24> rk = {};
+#line 188 "kernels_sort.go"
+  #pragma unroll
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+#line 189 "kernels_sort.go"
+    {
+#line 189 "kernels_sort.go"
+      long long i = hg_add(first, hg_mul(j, ws));
+#line 189 "kernels_sort.go"
+      if (i < n) {
+        hg_ref<Checked>(ks, j, hg_f, 190, 11) = hg_ld<Checked>(keysIn, i, hg_f, 190, 11);
+      }
+    }
+  }
+  long long hg_t13 = hg_min(lane, 32LL);
+  long long hg_t14 = hg_max(hg_sub(lane, 32LL), 0LL);
+  long long sl = hg_t13;
+  long long sh = hg_t14;
+#line 195 "kernels_sort.go"
+  hg_slice<uint32_t> row = hg_sub<Checked>(wcnt, hg_mul(w, 256LL), hg_add(hg_mul(w, 256LL), 256LL), hg_f, 195, 11);
 #line 197 "kernels_sort.go"
+  #pragma unroll
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+#line 198 "kernels_sort.go"
+    bool valid = hg_add(first, hg_mul(j, ws)) < n;
+    uint32_t d = sweepDigit<Checked, K>(hg_ld<Checked>(ks, j, hg_f, 199, 11), kind, width, flip, shift, mask, hg_f);
+#line 203 "kernels_sort.go"
+    uint64_t v = hg_ballot(valid);
+    uint32_t hg_t16 = (uint32_t)(v);
+    uint32_t hg_t17 = (uint32_t)(v >> 32LL);
+    uint32_t lo32 = hg_t16;
+    uint32_t hi32 = hg_t17;
+#line 206 "kernels_sort.go"
+    #pragma unroll
+    for (long long bit = 0LL; bit < 8LL; bit = hg_add(bit, 1LL)) {
+#line 207 "kernels_sort.go"
+      uint32_t on = hg_shr<Checked>(d, bit, hg_f, 207, 11) & 1U;
+      uint64_t m = hg_ballot(on == 1U);
+      lo32 &= (uint32_t)(m) ^ (on - 1U);
+      hi32 &= (uint32_t)(m >> 32LL) ^ (on - 1U);
+    }
+#line 214 "kernels_sort.go"
+    uint32_t all = popc32<Checked>(lo32, hg_f) + popc32<Checked>(hi32, hg_f);
+    uint32_t below = (all - popc32<Checked>(hg_shr<Checked>(lo32, sl, hg_f, 215, 11), hg_f)) - popc32<Checked>(hg_shr<Checked>(hi32, sh, hg_f, 215, 11), hg_f);
+    uint32_t pre = {};
+    if (valid) {
+      pre = hg_ld<Checked>(row, d, hg_f, 218, 11);
+    }
+    hg_sync_warp();
+    if (valid && (below == 0U)) {
+      hg_ref<Checked>(row, d, hg_f, 222, 11) = pre + all;
+    }
+    hg_sync_warp();
+    hg_ref<Checked>(rk, j, hg_f, 225, 11) = pre + below;
+  }
+  hg_sync_threads();
+#line 233 "kernels_sort.go"
+  uint32_t tot = {};
+  if (tid < 256LL) {
+    for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
+      uint32_t c = hg_ld<Checked>(wcnt, hg_add(hg_mul(x, 256LL), tid), hg_f, 236, 11);
+      hg_ref<Checked>(wcnt, hg_add(hg_mul(x, 256LL), tid), hg_f, 237, 11) = tot;
+      tot += c;
+    }
+    if (b != 0LL) {
+      hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 241, 11), 1073741824U | tot);
+    }
+  }
+  auto hg_m20 = blockScan<Checked, uint32_t>(tot, warps, hg_f);
+  uint32_t st = hg_m20.r0;
+#line 245 "kernels_sort.go"
+  if (tid < 256LL) {
+    uint32_t excl = {};
+    if (b == 0LL) {
+      excl = hg_ld<Checked>(meta, hg_add(hg_mul(p, 256LL), tid), hg_f, 248, 11);
+    } else {
+      long long j = hg_add(hg_sub(cur, 256LL), tid);
+      for (;;) {
+        uint32_t s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 252, 11));
+        if ((s & 2147483648U) != 0U) {
+          excl += s & 1073741823U;
+          break;
+        }
+        if ((s & 1073741824U) != 0U) {
+          excl += s & 1073741823U;
+          j = hg_sub(j, 256LL);
+        }
+      }
+    }
+    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 263, 11), 2147483648U | (excl + tot));
+    hg_ref<Checked>((*start), tid, hg_f, 264, 11) = st;
+#line 268 "kernels_sort.go"
+    hg_ref<Checked>((*base), tid, hg_f, 268, 11) = excl - st;
+  }
+  hg_sync_threads();
+#line 273 "kernels_sort.go"
+  #pragma unroll
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+#line 274 "kernels_sort.go"
+    if (hg_add(first, hg_mul(j, ws)) < n) {
+      uint32_t d = sweepDigit<Checked, K>(hg_ld<Checked>(ks, j, hg_f, 275, 11), kind, width, flip, shift, mask, hg_f);
+      uint32_t q = (hg_ld<Checked>((*start), d, hg_f, 276, 11) + hg_ld<Checked>(row, d, hg_f, 276, 11)) + hg_ld<Checked>(rk, j, hg_f, 276, 11);
+      hg_ref<Checked>(sk, q, hg_f, 277, 11) = hg_ld<Checked>(ks, j, hg_f, 277, 11);
+      hg_ref<Checked>(rk, j, hg_f, 278, 11) = q;
+    }
+  }
+  hg_sync_threads();
+#line 284 "kernels_sort.go"
+  long long m = hg_min(hg_mul(block, items), hg_sub(n, lo));
+  hg_array<uint32_t, 24> to = {};
+#line 287 "kernels_sort.go"
+  #pragma unroll
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+#line 288 "kernels_sort.go"
+    {
+#line 288 "kernels_sort.go"
+      long long i = hg_add(hg_mul(j, block), tid);
+#line 288 "kernels_sort.go"
+      if (i < m) {
+        K k = hg_ld<Checked>(sk, i, hg_f, 289, 11);
+        hg_ref<Checked>(to, j, hg_f, 290, 11) = hg_ld<Checked>((*base), sweepDigit<Checked, K>(k, kind, width, flip, shift, mask, hg_f), hg_f, 290, 11) + (uint32_t)(i);
+        hg_ref<Checked>(keysOut, hg_ld<Checked>(to, j, hg_f, 291, 11), hg_f, 291, 11) = k;
+      }
+    }
+  }
+#line 294 "kernels_sort.go"
   if (!pairs) {
     return;
   }
-  for (long long j = 0LL; j < 16LL; j = hg_add(j, 1LL)) {
+#line 298 "kernels_sort.go"
+  #pragma unroll
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+#line 299 "kernels_sort.go"
     {
-#line 201 "kernels_sort.go"
+#line 299 "kernels_sort.go"
       long long i = hg_add(first, hg_mul(j, ws));
-#line 201 "kernels_sort.go"
-      if ((j < items) && (i < n)) {
-        hg_ref<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 202, 12), hg_f, 202, 12) = hg_ld<Checked>(valsIn, i, hg_f, 202, 12);
+#line 299 "kernels_sort.go"
+      if (i < n) {
+        hg_ref<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 300, 11), hg_f, 300, 11) = hg_ld<Checked>(valsIn, i, hg_f, 300, 11);
       }
     }
   }
-#line 205 "kernels_sort.go"
+#line 303 "kernels_sort.go"
   hg_sync_threads();
-  {
-    long long hg_i26 = tid;
-    long long hg_b24 = m;
-    long long hg_st25 = 256LL;
-    if (hg_st25 > 0LL && hg_b24 <= 0x7fffffffffffffffLL - hg_st25 + 1LL) {
-      unsigned long long hg_n27 = hg_i26 < hg_b24 ? ((unsigned long long)hg_b24 - (unsigned long long)hg_i26 - 1ULL) / (unsigned long long)hg_st25 + 1ULL : 0ULL;
-      #pragma unroll 4
-      for (unsigned long long hg_k28 = 0; hg_k28 < hg_n27; hg_k28++) {
-        long long i = (long long)((unsigned long long)hg_i26 + hg_k28 * (unsigned long long)hg_st25);
-#line 207 "kernels_sort.go"
-        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 12), kind, width, desc, hg_f), shift, hg_f, 207, 12) & mask);
-        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 12) + (uint32_t)(i), hg_f, 208, 12) = hg_ld<Checked>(sv, i, hg_f, 208, 12);
-      }
-    } else {
-      for (long long i = hg_i26; i < hg_b24; i = hg_add(i, hg_st25)) {
-#line 207 "kernels_sort.go"
-        long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 12), kind, width, desc, hg_f), shift, hg_f, 207, 12) & mask);
-        hg_ref<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 12) + (uint32_t)(i), hg_f, 208, 12) = hg_ld<Checked>(sv, i, hg_f, 208, 12);
+#line 305 "kernels_sort.go"
+  #pragma unroll
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+#line 306 "kernels_sort.go"
+    {
+#line 306 "kernels_sort.go"
+      long long i = hg_add(hg_mul(j, block), tid);
+#line 306 "kernels_sort.go"
+      if (i < m) {
+        hg_ref<Checked>(valsOut, hg_ld<Checked>(to, j, hg_f, 307, 11), hg_f, 307, 11) = hg_ld<Checked>(sv, i, hg_f, 307, 11);
       }
     }
   }
@@ -4684,6 +3896,31 @@ extern "C" __global__ void run_lengths(const int64_t* heads_p, const int64_t* nu
 }
 extern "C" __global__ void run_lengths_checked(const int64_t* heads_p, const int64_t* num_p, int64_t* counts_p, long long n, long long span, long long heads_n, long long num_n, long long counts_n, hg_fault* hg_f) {
   runLengths<true>(hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), hg_make_slice(counts_p, counts_n), n, span, hg_f);
+}
+
+#line 135 "kernels_sort.go"
+template <bool Checked> HG_DEV void sweepScan(hg_slice<uint32_t> hist, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 137 "kernels_sort.go"
+  long long i = hg_add(hg_mul((long long)hg_bid_x(), 256LL), (long long)hg_tid_x());
+  uint32_t c = {};
+  if ((long long)hg_tid_x() < 256LL) {
+    c = hg_ld<Checked>(hist, i, hg_f, 140, 11);
+  }
+  auto hg_m1 = blockScan<Checked, uint32_t>(c, warps, hg_f);
+  uint32_t e = hg_m1.r0;
+#line 143 "kernels_sort.go"
+  if ((long long)hg_tid_x() < 256LL) {
+    hg_ref<Checked>(hist, i, hg_f, 144, 11) = e;
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_scan(uint32_t* hist_p) {
+  sweepScan<false>(hg_bare(hist_p), nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_scan_checked(uint32_t* hist_p, long long hist_n, hg_fault* hg_f) {
+  sweepScan<true>(hg_make_slice(hist_p, hist_n), hg_f);
 }
 
 #line 10 "kernels_types.go"
@@ -4763,65 +4000,25 @@ extern "C" __global__ void scan_i32_checked(const int32_t* in_p, long long in_n,
 }
 
 #line 53 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanLBI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
 #line 55 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_bcast;
   hg_array<int32_t, 32>* bcast = &hg_shared_bcast;
 #line 56 "kernels_types.go"
-  __shared__ hg_array<uint64_t, 2> hg_shared_id;
-  hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 57 "kernels_types.go"
   hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
-  long long b = lbTicket<Checked>(states, id, hg_f);
-  long long lo = hg_mul(b, tile);
-  lbLoadVec4<Checked, int32_t>(in, sh, lo, tile, vec, hg_f);
-  scanLookBack<Checked, int32_t>(agg, incl, states, exclusive, b, tile, true, 1, sh, warps, bcast, hg_f);
-  lbStoreVec4<Checked, int32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+  scanLookBack<Checked, int32_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
 }
 
-extern "C" __global__ void scan_lbi32(const int32_t* in_p, long long in_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
-  scanLBI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbi32(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t* agg_p, int32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
+  scanLBI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbi32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
-}
-
-#line 68 "kernels_types.go"
-template <bool Checked> HG_DEV void segScanLBI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> heads, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
-  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 70 "kernels_types.go"
-  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
-  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 71 "kernels_types.go"
-  __shared__ hg_array<int32_t, 32> hg_shared_warpsV;
-  hg_array<int32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 72 "kernels_types.go"
-  __shared__ hg_array<int32_t, 32> hg_shared_bcast;
-  hg_array<int32_t, 32>* bcast = &hg_shared_bcast;
-#line 73 "kernels_types.go"
-  __shared__ hg_array<uint64_t, 2> hg_shared_id;
-  hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 74 "kernels_types.go"
-  hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
-  long long b = lbTicket<Checked>(states, id, hg_f);
-  long long lo = hg_mul(b, tile);
-  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
-  lbLoadVec4<Checked, int32_t>(in, sh, lo, tile, vec, hg_f);
-  segScanLookBack<Checked, int32_t>(agg, incl, states, exclusive, b, tile, true, 1, sh, shf, warpsF, warpsV, bcast, hg_f);
-  lbStoreVec4<Checked, int32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+extern "C" __global__ void scan_lbi32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t* agg_p, int32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
 }
 
-extern "C" __global__ void seg_scan_lbi32(const int32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
-  segScanLBI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void seg_scan_lbi32_checked(const int32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  segScanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
-}
-
-#line 86 "kernels_types.go"
+#line 63 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t op, int32_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, int32_t>(in, out, op, a, hg_f);
@@ -4837,7 +4034,7 @@ extern "C" __global__ void unary_i32_checked(const int32_t* in_p, int32_t* out_p
   unaryI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 97 "kernels_types.go"
+#line 74 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryI32(hg_slice<const int32_t> x, hg_slice<const int32_t> y, hg_slice<int32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, int32_t>(x, y, out, op, hg_f);
@@ -4853,11 +4050,11 @@ extern "C" __global__ void binary_i32_checked(const int32_t* x_p, const int32_t*
   binaryI32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 108 "kernels_types.go"
+#line 85 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceI32(hg_slice<const int32_t> in, hg_slice<const int64_t> offs, hg_slice<int32_t> out, int32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 110 "kernels_types.go"
+#line 87 "kernels_types.go"
   segReduce<Checked, int32_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4868,11 +4065,11 @@ extern "C" __global__ void seg_reduce_i32_checked(const int32_t* in_p, long long
   segReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 116 "kernels_types.go"
+#line 93 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int32_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 118 "kernels_types.go"
+#line 95 "kernels_types.go"
   selectCount<Checked, int32_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4883,14 +4080,14 @@ extern "C" __global__ void select_count_i32_checked(const int32_t* in_p, long lo
   selectCountI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 124 "kernels_types.go"
+#line 101 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 126 "kernels_types.go"
+#line 103 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 127 "kernels_types.go"
+#line 104 "kernels_types.go"
   selectScatter<Checked, int32_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4901,18 +4098,18 @@ extern "C" __global__ void select_scatter_i32_checked(const int32_t* in_p, long 
   selectScatterI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 133 "kernels_types.go"
+#line 110 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> heads, hg_slice<int32_t> out, hg_slice<int32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 136 "kernels_types.go"
+#line 113 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 137 "kernels_types.go"
+#line 114 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsV;
   hg_array<int32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 138 "kernels_types.go"
+#line 115 "kernels_types.go"
   segScanTiles<Checked, int32_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4923,11 +4120,11 @@ extern "C" __global__ void seg_scan_i32_checked(const int32_t* in_p, long long i
   segScanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 144 "kernels_types.go"
+#line 121 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 146 "kernels_types.go"
+#line 123 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, uint32_t>(accumulateVec4<Checked, uint32_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4942,19 +4139,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u32_checked(const uint
   reduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 156 "kernels_types.go"
+#line 133 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> inI, hg_slice<uint32_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
   hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 158 "kernels_types.go"
+#line 135 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 159 "kernels_types.go"
+#line 136 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec4<Checked, uint32_t>(in, isMax, hg_f);
     uint32_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 161 "kernels_types.go"
+#line 138 "kernels_types.go"
     argReduceOut<Checked, uint32_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, uint32_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4968,11 +4165,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u32_checked(const 
   argReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 170 "kernels_types.go"
+#line 147 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 172 "kernels_types.go"
+#line 149 "kernels_types.go"
   tileSum<Checked, uint32_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4983,11 +4180,11 @@ extern "C" __global__ void scan_up_u32_checked(const uint32_t* in_p, long long i
   scanUpU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 178 "kernels_types.go"
+#line 155 "kernels_types.go"
 template <bool Checked> HG_DEV void scanU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<const uint32_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 180 "kernels_types.go"
+#line 157 "kernels_types.go"
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   scanTiles<Checked, uint32_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4999,66 +4196,26 @@ extern "C" __global__ void scan_u32_checked(const uint32_t* in_p, long long in_n
   scanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 187 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 164 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 189 "kernels_types.go"
+#line 166 "kernels_types.go"
   __shared__ hg_array<uint32_t, 32> hg_shared_bcast;
   hg_array<uint32_t, 32>* bcast = &hg_shared_bcast;
-#line 190 "kernels_types.go"
-  __shared__ hg_array<uint64_t, 2> hg_shared_id;
-  hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 191 "kernels_types.go"
+#line 167 "kernels_types.go"
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
-  long long b = lbTicket<Checked>(states, id, hg_f);
-  long long lo = hg_mul(b, tile);
-  lbLoadVec4<Checked, uint32_t>(in, sh, lo, tile, vec, hg_f);
-  scanLookBack<Checked, uint32_t>(agg, incl, states, exclusive, b, tile, true, 0, sh, warps, bcast, hg_f);
-  lbStoreVec4<Checked, uint32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+  scanLookBack<Checked, uint32_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
 }
 
-extern "C" __global__ void scan_lbu32(const uint32_t* in_p, long long in_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
-  scanLBU32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbu32(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* agg_p, uint32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
+  scanLBU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbu32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
-}
-
-#line 202 "kernels_types.go"
-template <bool Checked> HG_DEV void segScanLBU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> heads, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
-  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 204 "kernels_types.go"
-  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
-  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 205 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
-  hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 206 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 32> hg_shared_bcast;
-  hg_array<uint32_t, 32>* bcast = &hg_shared_bcast;
-#line 207 "kernels_types.go"
-  __shared__ hg_array<uint64_t, 2> hg_shared_id;
-  hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 208 "kernels_types.go"
-  hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
-  long long b = lbTicket<Checked>(states, id, hg_f);
-  long long lo = hg_mul(b, tile);
-  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
-  lbLoadVec4<Checked, uint32_t>(in, sh, lo, tile, vec, hg_f);
-  segScanLookBack<Checked, uint32_t>(agg, incl, states, exclusive, b, tile, true, 0, sh, shf, warpsF, warpsV, bcast, hg_f);
-  lbStoreVec4<Checked, uint32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+extern "C" __global__ void scan_lbu32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* agg_p, uint32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
 }
 
-extern "C" __global__ void seg_scan_lbu32(const uint32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
-  segScanLBU32<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void seg_scan_lbu32_checked(const uint32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  segScanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
-}
-
-#line 220 "kernels_types.go"
+#line 174 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, int32_t op, uint32_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, uint32_t>(in, out, op, a, hg_f);
@@ -5074,7 +4231,7 @@ extern "C" __global__ void unary_u32_checked(const uint32_t* in_p, uint32_t* out
   unaryU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 231 "kernels_types.go"
+#line 185 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryU32(hg_slice<const uint32_t> x, hg_slice<const uint32_t> y, hg_slice<uint32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, uint32_t>(x, y, out, op, hg_f);
@@ -5090,11 +4247,11 @@ extern "C" __global__ void binary_u32_checked(const uint32_t* x_p, const uint32_
   binaryU32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 242 "kernels_types.go"
+#line 196 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> offs, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 244 "kernels_types.go"
+#line 198 "kernels_types.go"
   segReduce<Checked, uint32_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -5105,11 +4262,11 @@ extern "C" __global__ void seg_reduce_u32_checked(const uint32_t* in_p, long lon
   segReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 250 "kernels_types.go"
+#line 204 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint32_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 252 "kernels_types.go"
+#line 206 "kernels_types.go"
   selectCount<Checked, uint32_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -5120,14 +4277,14 @@ extern "C" __global__ void select_count_u32_checked(const uint32_t* in_p, long l
   selectCountU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 258 "kernels_types.go"
+#line 212 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<uint32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 260 "kernels_types.go"
+#line 214 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 261 "kernels_types.go"
+#line 215 "kernels_types.go"
   selectScatter<Checked, uint32_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -5138,18 +4295,18 @@ extern "C" __global__ void select_scatter_u32_checked(const uint32_t* in_p, long
   selectScatterU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 267 "kernels_types.go"
+#line 221 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> heads, hg_slice<uint32_t> out, hg_slice<uint32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 270 "kernels_types.go"
+#line 224 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 271 "kernels_types.go"
+#line 225 "kernels_types.go"
   __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
   hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 272 "kernels_types.go"
+#line 226 "kernels_types.go"
   segScanTiles<Checked, uint32_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -5160,11 +4317,11 @@ extern "C" __global__ void seg_scan_u32_checked(const uint32_t* in_p, long long 
   segScanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 278 "kernels_types.go"
+#line 232 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 280 "kernels_types.go"
+#line 234 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, int64_t>(accumulateVec2<Checked, int64_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -5179,19 +4336,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_i64_checked(const int6
   reduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 290 "kernels_types.go"
+#line 244 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> inI, hg_slice<int64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
   hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 292 "kernels_types.go"
+#line 246 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 293 "kernels_types.go"
+#line 247 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, int64_t>(in, isMax, hg_f);
     int64_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 295 "kernels_types.go"
+#line 249 "kernels_types.go"
     argReduceOut<Checked, int64_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, int64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -5205,11 +4362,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i64_checked(const 
   argReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 304 "kernels_types.go"
+#line 258 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpI64(hg_slice<const int64_t> in, hg_slice<int64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 306 "kernels_types.go"
+#line 260 "kernels_types.go"
   tileSum<Checked, int64_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -5220,11 +4377,11 @@ extern "C" __global__ void scan_up_i64_checked(const int64_t* in_p, long long in
   scanUpI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 312 "kernels_types.go"
+#line 266 "kernels_types.go"
 template <bool Checked> HG_DEV void scanI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<const int64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 314 "kernels_types.go"
+#line 268 "kernels_types.go"
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   scanTiles<Checked, int64_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -5236,66 +4393,26 @@ extern "C" __global__ void scan_i64_checked(const int64_t* in_p, long long in_n,
   scanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 321 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 275 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 323 "kernels_types.go"
+#line 277 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_bcast;
   hg_array<int64_t, 32>* bcast = &hg_shared_bcast;
-#line 324 "kernels_types.go"
-  __shared__ hg_array<uint64_t, 2> hg_shared_id;
-  hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 325 "kernels_types.go"
+#line 278 "kernels_types.go"
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
-  long long b = lbTicket<Checked>(states, id, hg_f);
-  long long lo = hg_mul(b, tile);
-  lbLoadVec2<Checked, int64_t>(in, sh, lo, tile, vec, hg_f);
-  scanLookBack<Checked, int64_t>(agg, incl, states, exclusive, b, tile, false, 1, sh, warps, bcast, hg_f);
-  lbStoreVec2<Checked, int64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+  scanLookBack<Checked, int64_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
 }
 
-extern "C" __global__ void scan_lbi64(const int64_t* in_p, long long in_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
-  scanLBI64<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbi64(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t* agg_p, int64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
+  scanLBI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbi64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
-}
-
-#line 336 "kernels_types.go"
-template <bool Checked> HG_DEV void segScanLBI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> heads, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
-  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 338 "kernels_types.go"
-  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
-  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 339 "kernels_types.go"
-  __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
-  hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 340 "kernels_types.go"
-  __shared__ hg_array<int64_t, 32> hg_shared_bcast;
-  hg_array<int64_t, 32>* bcast = &hg_shared_bcast;
-#line 341 "kernels_types.go"
-  __shared__ hg_array<uint64_t, 2> hg_shared_id;
-  hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 342 "kernels_types.go"
-  hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
-  long long b = lbTicket<Checked>(states, id, hg_f);
-  long long lo = hg_mul(b, tile);
-  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
-  lbLoadVec2<Checked, int64_t>(in, sh, lo, tile, vec, hg_f);
-  segScanLookBack<Checked, int64_t>(agg, incl, states, exclusive, b, tile, false, 1, sh, shf, warpsF, warpsV, bcast, hg_f);
-  lbStoreVec2<Checked, int64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+extern "C" __global__ void scan_lbi64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t* agg_p, int64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
 }
 
-extern "C" __global__ void seg_scan_lbi64(const int64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
-  segScanLBI64<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void seg_scan_lbi64_checked(const int64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  segScanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
-}
-
-#line 354 "kernels_types.go"
+#line 285 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int32_t op, int64_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, int64_t>(in, out, op, a, hg_f);
@@ -5311,7 +4428,7 @@ extern "C" __global__ void unary_i64_checked(const int64_t* in_p, int64_t* out_p
   unaryI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 365 "kernels_types.go"
+#line 296 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryI64(hg_slice<const int64_t> x, hg_slice<const int64_t> y, hg_slice<int64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, int64_t>(x, y, out, op, hg_f);
@@ -5327,11 +4444,11 @@ extern "C" __global__ void binary_i64_checked(const int64_t* x_p, const int64_t*
   binaryI64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 376 "kernels_types.go"
+#line 307 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> offs, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 378 "kernels_types.go"
+#line 309 "kernels_types.go"
   segReduce<Checked, int64_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -5342,11 +4459,11 @@ extern "C" __global__ void seg_reduce_i64_checked(const int64_t* in_p, long long
   segReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 384 "kernels_types.go"
+#line 315 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int64_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 386 "kernels_types.go"
+#line 317 "kernels_types.go"
   selectCount<Checked, int64_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -5357,14 +4474,14 @@ extern "C" __global__ void select_count_i64_checked(const int64_t* in_p, long lo
   selectCountI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 392 "kernels_types.go"
+#line 323 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 394 "kernels_types.go"
+#line 325 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 395 "kernels_types.go"
+#line 326 "kernels_types.go"
   selectScatter<Checked, int64_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -5375,18 +4492,18 @@ extern "C" __global__ void select_scatter_i64_checked(const int64_t* in_p, long 
   selectScatterI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 401 "kernels_types.go"
+#line 332 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> heads, hg_slice<int64_t> out, hg_slice<int64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 404 "kernels_types.go"
+#line 335 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 405 "kernels_types.go"
+#line 336 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
   hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 406 "kernels_types.go"
+#line 337 "kernels_types.go"
   segScanTiles<Checked, int64_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -5397,11 +4514,11 @@ extern "C" __global__ void seg_scan_i64_checked(const int64_t* in_p, long long i
   segScanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 412 "kernels_types.go"
+#line 343 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 414 "kernels_types.go"
+#line 345 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, uint64_t>(accumulateVec2<Checked, uint64_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -5416,19 +4533,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u64_checked(const uint
   reduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 424 "kernels_types.go"
+#line 355 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> inI, hg_slice<uint64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
   hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 426 "kernels_types.go"
+#line 357 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 427 "kernels_types.go"
+#line 358 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, uint64_t>(in, isMax, hg_f);
     uint64_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 429 "kernels_types.go"
+#line 360 "kernels_types.go"
     argReduceOut<Checked, uint64_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, uint64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -5442,11 +4559,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u64_checked(const 
   argReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 438 "kernels_types.go"
+#line 369 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 440 "kernels_types.go"
+#line 371 "kernels_types.go"
   tileSum<Checked, uint64_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -5457,11 +4574,11 @@ extern "C" __global__ void scan_up_u64_checked(const uint64_t* in_p, long long i
   scanUpU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 446 "kernels_types.go"
+#line 377 "kernels_types.go"
 template <bool Checked> HG_DEV void scanU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<const uint64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 448 "kernels_types.go"
+#line 379 "kernels_types.go"
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   scanTiles<Checked, uint64_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -5473,66 +4590,26 @@ extern "C" __global__ void scan_u64_checked(const uint64_t* in_p, long long in_n
   scanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 455 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 386 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 457 "kernels_types.go"
+#line 388 "kernels_types.go"
   __shared__ hg_array<uint64_t, 32> hg_shared_bcast;
   hg_array<uint64_t, 32>* bcast = &hg_shared_bcast;
-#line 458 "kernels_types.go"
-  __shared__ hg_array<uint64_t, 2> hg_shared_id;
-  hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 459 "kernels_types.go"
+#line 389 "kernels_types.go"
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
-  long long b = lbTicket<Checked>(states, id, hg_f);
-  long long lo = hg_mul(b, tile);
-  lbLoadVec2<Checked, uint64_t>(in, sh, lo, tile, vec, hg_f);
-  scanLookBack<Checked, uint64_t>(agg, incl, states, exclusive, b, tile, false, 0, sh, warps, bcast, hg_f);
-  lbStoreVec2<Checked, uint64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+  scanLookBack<Checked, uint64_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
 }
 
-extern "C" __global__ void scan_lbu64(const uint64_t* in_p, long long in_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
-  scanLBU64<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbu64(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t* agg_p, uint64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
+  scanLBU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbu64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
-}
-
-#line 470 "kernels_types.go"
-template <bool Checked> HG_DEV void segScanLBU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> heads, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
-  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 472 "kernels_types.go"
-  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
-  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 473 "kernels_types.go"
-  __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
-  hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 474 "kernels_types.go"
-  __shared__ hg_array<uint64_t, 32> hg_shared_bcast;
-  hg_array<uint64_t, 32>* bcast = &hg_shared_bcast;
-#line 475 "kernels_types.go"
-  __shared__ hg_array<uint64_t, 2> hg_shared_id;
-  hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 476 "kernels_types.go"
-  hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
-  long long b = lbTicket<Checked>(states, id, hg_f);
-  long long lo = hg_mul(b, tile);
-  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
-  lbLoadVec2<Checked, uint64_t>(in, sh, lo, tile, vec, hg_f);
-  segScanLookBack<Checked, uint64_t>(agg, incl, states, exclusive, b, tile, false, 0, sh, shf, warpsF, warpsV, bcast, hg_f);
-  lbStoreVec2<Checked, uint64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+extern "C" __global__ void scan_lbu64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t* agg_p, uint64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
 }
 
-extern "C" __global__ void seg_scan_lbu64(const uint64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
-  segScanLBU64<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void seg_scan_lbu64_checked(const uint64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  segScanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
-}
-
-#line 488 "kernels_types.go"
+#line 396 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, int32_t op, uint64_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, uint64_t>(in, out, op, a, hg_f);
@@ -5548,7 +4625,7 @@ extern "C" __global__ void unary_u64_checked(const uint64_t* in_p, uint64_t* out
   unaryU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 499 "kernels_types.go"
+#line 407 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryU64(hg_slice<const uint64_t> x, hg_slice<const uint64_t> y, hg_slice<uint64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, uint64_t>(x, y, out, op, hg_f);
@@ -5564,11 +4641,11 @@ extern "C" __global__ void binary_u64_checked(const uint64_t* x_p, const uint64_
   binaryU64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 510 "kernels_types.go"
+#line 418 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> offs, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 512 "kernels_types.go"
+#line 420 "kernels_types.go"
   segReduce<Checked, uint64_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -5579,11 +4656,11 @@ extern "C" __global__ void seg_reduce_u64_checked(const uint64_t* in_p, long lon
   segReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 518 "kernels_types.go"
+#line 426 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint64_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 520 "kernels_types.go"
+#line 428 "kernels_types.go"
   selectCount<Checked, uint64_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -5594,14 +4671,14 @@ extern "C" __global__ void select_count_u64_checked(const uint64_t* in_p, long l
   selectCountU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 526 "kernels_types.go"
+#line 434 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<uint64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 528 "kernels_types.go"
+#line 436 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 529 "kernels_types.go"
+#line 437 "kernels_types.go"
   selectScatter<Checked, uint64_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -5612,18 +4689,18 @@ extern "C" __global__ void select_scatter_u64_checked(const uint64_t* in_p, long
   selectScatterU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 535 "kernels_types.go"
+#line 443 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> heads, hg_slice<uint64_t> out, hg_slice<uint64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 538 "kernels_types.go"
+#line 446 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 539 "kernels_types.go"
+#line 447 "kernels_types.go"
   __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
   hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 540 "kernels_types.go"
+#line 448 "kernels_types.go"
   segScanTiles<Checked, uint64_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -5634,11 +4711,11 @@ extern "C" __global__ void seg_scan_u64_checked(const uint64_t* in_p, long long 
   segScanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 546 "kernels_types.go"
+#line 454 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceF32(hg_slice<const float> in, hg_slice<float> out, float id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 548 "kernels_types.go"
+#line 456 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, float>(accumulateVec4<Checked, float>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -5653,19 +4730,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f32_checked(const floa
   reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 558 "kernels_types.go"
+#line 466 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceF32(hg_slice<const float> in, hg_slice<const int64_t> inI, hg_slice<float> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warpsV;
   hg_array<float, 32>* warpsV = &hg_shared_warpsV;
-#line 560 "kernels_types.go"
+#line 468 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 561 "kernels_types.go"
+#line 469 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec4<Checked, float>(in, isMax, hg_f);
     float v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 563 "kernels_types.go"
+#line 471 "kernels_types.go"
     argReduceOut<Checked, float>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, float>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -5679,11 +4756,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f32_checked(const 
   argReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 572 "kernels_types.go"
+#line 480 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpF32(hg_slice<const float> in, hg_slice<float> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 574 "kernels_types.go"
+#line 482 "kernels_types.go"
   tileSum<Checked, float>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -5694,11 +4771,11 @@ extern "C" __global__ void scan_up_f32_checked(const float* in_p, long long in_n
   scanUpF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 580 "kernels_types.go"
+#line 488 "kernels_types.go"
 template <bool Checked> HG_DEV void scanF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<const float> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 582 "kernels_types.go"
+#line 490 "kernels_types.go"
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   scanTiles<Checked, float>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -5710,66 +4787,26 @@ extern "C" __global__ void scan_f32_checked(const float* in_p, long long in_n, f
   scanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 589 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 497 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 591 "kernels_types.go"
+#line 499 "kernels_types.go"
   __shared__ hg_array<float, 32> hg_shared_bcast;
   hg_array<float, 32>* bcast = &hg_shared_bcast;
-#line 592 "kernels_types.go"
-  __shared__ hg_array<uint64_t, 2> hg_shared_id;
-  hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 593 "kernels_types.go"
+#line 500 "kernels_types.go"
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
-  long long b = lbTicket<Checked>(states, id, hg_f);
-  long long lo = hg_mul(b, tile);
-  lbLoadVec4<Checked, float>(in, sh, lo, tile, vec, hg_f);
-  scanLookBack<Checked, float>(agg, incl, states, exclusive, b, tile, true, 2, sh, warps, bcast, hg_f);
-  lbStoreVec4<Checked, float>(out, hg_const(sh), lo, tile, vec, hg_f);
+  scanLookBack<Checked, float>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
 }
 
-extern "C" __global__ void scan_lbf32(const float* in_p, long long in_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
-  scanLBF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbf32(const float* in_p, long long in_n, float* out_p, float* agg_p, float* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
+  scanLBF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbf32_checked(const float* in_p, long long in_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
-}
-
-#line 604 "kernels_types.go"
-template <bool Checked> HG_DEV void segScanLBF32(hg_slice<const float> in, hg_slice<const uint8_t> heads, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
-  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 606 "kernels_types.go"
-  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
-  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 607 "kernels_types.go"
-  __shared__ hg_array<float, 32> hg_shared_warpsV;
-  hg_array<float, 32>* warpsV = &hg_shared_warpsV;
-#line 608 "kernels_types.go"
-  __shared__ hg_array<float, 32> hg_shared_bcast;
-  hg_array<float, 32>* bcast = &hg_shared_bcast;
-#line 609 "kernels_types.go"
-  __shared__ hg_array<uint64_t, 2> hg_shared_id;
-  hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 610 "kernels_types.go"
-  hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
-  long long b = lbTicket<Checked>(states, id, hg_f);
-  long long lo = hg_mul(b, tile);
-  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
-  lbLoadVec4<Checked, float>(in, sh, lo, tile, vec, hg_f);
-  segScanLookBack<Checked, float>(agg, incl, states, exclusive, b, tile, true, 2, sh, shf, warpsF, warpsV, bcast, hg_f);
-  lbStoreVec4<Checked, float>(out, hg_const(sh), lo, tile, vec, hg_f);
+extern "C" __global__ void scan_lbf32_checked(const float* in_p, long long in_n, float* out_p, float* agg_p, float* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
 }
 
-extern "C" __global__ void seg_scan_lbf32(const float* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
-  segScanLBF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void seg_scan_lbf32_checked(const float* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  segScanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
-}
-
-#line 622 "kernels_types.go"
+#line 507 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryF32(hg_slice<const float> in, hg_slice<float> out, int32_t op, float a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, float>(in, out, op, a, hg_f);
@@ -5785,7 +4822,7 @@ extern "C" __global__ void unary_f32_checked(const float* in_p, float* out_p, lo
   unaryF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 633 "kernels_types.go"
+#line 518 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryF32(hg_slice<const float> x, hg_slice<const float> y, hg_slice<float> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, float>(x, y, out, op, hg_f);
@@ -5801,11 +4838,11 @@ extern "C" __global__ void binary_f32_checked(const float* x_p, const float* y_p
   binaryF32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 644 "kernels_types.go"
+#line 529 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceF32(hg_slice<const float> in, hg_slice<const int64_t> offs, hg_slice<float> out, float id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 646 "kernels_types.go"
+#line 531 "kernels_types.go"
   segReduce<Checked, float>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -5816,11 +4853,11 @@ extern "C" __global__ void seg_reduce_f32_checked(const float* in_p, long long i
   segReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 652 "kernels_types.go"
+#line 537 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, float a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 654 "kernels_types.go"
+#line 539 "kernels_types.go"
   selectCount<Checked, float>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -5831,14 +4868,14 @@ extern "C" __global__ void select_count_f32_checked(const float* in_p, long long
   selectCountF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 660 "kernels_types.go"
+#line 545 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<float> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, float a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 662 "kernels_types.go"
+#line 547 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 663 "kernels_types.go"
+#line 548 "kernels_types.go"
   selectScatter<Checked, float>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -5849,18 +4886,18 @@ extern "C" __global__ void select_scatter_f32_checked(const float* in_p, long lo
   selectScatterF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 669 "kernels_types.go"
+#line 554 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanF32(hg_slice<const float> in, hg_slice<const uint8_t> heads, hg_slice<float> out, hg_slice<float> sums, hg_slice<uint8_t> sumHeads, hg_slice<const float> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 672 "kernels_types.go"
+#line 557 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 673 "kernels_types.go"
+#line 558 "kernels_types.go"
   __shared__ hg_array<float, 32> hg_shared_warpsV;
   hg_array<float, 32>* warpsV = &hg_shared_warpsV;
-#line 674 "kernels_types.go"
+#line 559 "kernels_types.go"
   segScanTiles<Checked, float>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -5871,11 +4908,11 @@ extern "C" __global__ void seg_scan_f32_checked(const float* in_p, long long in_
   segScanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 680 "kernels_types.go"
+#line 565 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceF64(hg_slice<const double> in, hg_slice<double> out, double id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 682 "kernels_types.go"
+#line 567 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, double>(accumulateVec2<Checked, double>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -5890,19 +4927,19 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f64_checked(const doub
   reduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
 }
 
-#line 692 "kernels_types.go"
+#line 577 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceF64(hg_slice<const double> in, hg_slice<const int64_t> inI, hg_slice<double> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warpsV;
   hg_array<double, 32>* warpsV = &hg_shared_warpsV;
-#line 694 "kernels_types.go"
+#line 579 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 695 "kernels_types.go"
+#line 580 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, double>(in, isMax, hg_f);
     double v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 697 "kernels_types.go"
+#line 582 "kernels_types.go"
     argReduceOut<Checked, double>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, double>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -5916,11 +4953,11 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f64_checked(const 
   argReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
 }
 
-#line 706 "kernels_types.go"
+#line 591 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpF64(hg_slice<const double> in, hg_slice<double> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 708 "kernels_types.go"
+#line 593 "kernels_types.go"
   tileSum<Checked, double>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -5931,11 +4968,11 @@ extern "C" __global__ void scan_up_f64_checked(const double* in_p, long long in_
   scanUpF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
 }
 
-#line 714 "kernels_types.go"
+#line 599 "kernels_types.go"
 template <bool Checked> HG_DEV void scanF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<const double> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 716 "kernels_types.go"
+#line 601 "kernels_types.go"
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   scanTiles<Checked, double>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -5947,66 +4984,26 @@ extern "C" __global__ void scan_f64_checked(const double* in_p, long long in_n, 
   scanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 723 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 608 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 725 "kernels_types.go"
+#line 610 "kernels_types.go"
   __shared__ hg_array<double, 32> hg_shared_bcast;
   hg_array<double, 32>* bcast = &hg_shared_bcast;
-#line 726 "kernels_types.go"
-  __shared__ hg_array<uint64_t, 2> hg_shared_id;
-  hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 727 "kernels_types.go"
+#line 611 "kernels_types.go"
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
-  long long b = lbTicket<Checked>(states, id, hg_f);
-  long long lo = hg_mul(b, tile);
-  lbLoadVec2<Checked, double>(in, sh, lo, tile, vec, hg_f);
-  scanLookBack<Checked, double>(agg, incl, states, exclusive, b, tile, false, 3, sh, warps, bcast, hg_f);
-  lbStoreVec2<Checked, double>(out, hg_const(sh), lo, tile, vec, hg_f);
+  scanLookBack<Checked, double>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
 }
 
-extern "C" __global__ void scan_lbf64(const double* in_p, long long in_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
-  scanLBF64<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbf64(const double* in_p, long long in_n, double* out_p, double* agg_p, double* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
+  scanLBF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbf64_checked(const double* in_p, long long in_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
-}
-
-#line 738 "kernels_types.go"
-template <bool Checked> HG_DEV void segScanLBF64(hg_slice<const double> in, hg_slice<const uint8_t> heads, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
-  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 740 "kernels_types.go"
-  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
-  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 741 "kernels_types.go"
-  __shared__ hg_array<double, 32> hg_shared_warpsV;
-  hg_array<double, 32>* warpsV = &hg_shared_warpsV;
-#line 742 "kernels_types.go"
-  __shared__ hg_array<double, 32> hg_shared_bcast;
-  hg_array<double, 32>* bcast = &hg_shared_bcast;
-#line 743 "kernels_types.go"
-  __shared__ hg_array<uint64_t, 2> hg_shared_id;
-  hg_array<uint64_t, 2>* id = &hg_shared_id;
-#line 744 "kernels_types.go"
-  hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
-  long long b = lbTicket<Checked>(states, id, hg_f);
-  long long lo = hg_mul(b, tile);
-  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
-  lbLoadVec2<Checked, double>(in, sh, lo, tile, vec, hg_f);
-  segScanLookBack<Checked, double>(agg, incl, states, exclusive, b, tile, false, 3, sh, shf, warpsF, warpsV, bcast, hg_f);
-  lbStoreVec2<Checked, double>(out, hg_const(sh), lo, tile, vec, hg_f);
+extern "C" __global__ void scan_lbf64_checked(const double* in_p, long long in_n, double* out_p, double* agg_p, double* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
 }
 
-extern "C" __global__ void seg_scan_lbf64(const double* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
-  segScanLBF64<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void seg_scan_lbf64_checked(const double* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  segScanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, hg_f);
-}
-
-#line 756 "kernels_types.go"
+#line 618 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryF64(hg_slice<const double> in, hg_slice<double> out, int32_t op, double a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, double>(in, out, op, a, hg_f);
@@ -6022,7 +5019,7 @@ extern "C" __global__ void unary_f64_checked(const double* in_p, double* out_p, 
   unaryF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
 }
 
-#line 767 "kernels_types.go"
+#line 629 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryF64(hg_slice<const double> x, hg_slice<const double> y, hg_slice<double> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, double>(x, y, out, op, hg_f);
@@ -6038,11 +5035,11 @@ extern "C" __global__ void binary_f64_checked(const double* x_p, const double* y
   binaryF64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
 }
 
-#line 778 "kernels_types.go"
+#line 640 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceF64(hg_slice<const double> in, hg_slice<const int64_t> offs, hg_slice<double> out, double id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 780 "kernels_types.go"
+#line 642 "kernels_types.go"
   segReduce<Checked, double>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -6053,11 +5050,11 @@ extern "C" __global__ void seg_reduce_f64_checked(const double* in_p, long long 
   segReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
 }
 
-#line 786 "kernels_types.go"
+#line 648 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, double a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 788 "kernels_types.go"
+#line 650 "kernels_types.go"
   selectCount<Checked, double>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -6068,14 +5065,14 @@ extern "C" __global__ void select_count_f64_checked(const double* in_p, long lon
   selectCountF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
 }
 
-#line 794 "kernels_types.go"
+#line 656 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<double> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, double a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 796 "kernels_types.go"
+#line 658 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 797 "kernels_types.go"
+#line 659 "kernels_types.go"
   selectScatter<Checked, double>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -6086,18 +5083,18 @@ extern "C" __global__ void select_scatter_f64_checked(const double* in_p, long l
   selectScatterF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
 }
 
-#line 803 "kernels_types.go"
+#line 665 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanF64(hg_slice<const double> in, hg_slice<const uint8_t> heads, hg_slice<double> out, hg_slice<double> sums, hg_slice<uint8_t> sumHeads, hg_slice<const double> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 806 "kernels_types.go"
+#line 668 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 807 "kernels_types.go"
+#line 669 "kernels_types.go"
   __shared__ hg_array<double, 32> hg_shared_warpsV;
   hg_array<double, 32>* warpsV = &hg_shared_warpsV;
-#line 808 "kernels_types.go"
+#line 670 "kernels_types.go"
   segScanTiles<Checked, double>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -6108,7 +5105,7 @@ extern "C" __global__ void seg_scan_f64_checked(const double* in_p, long long in
   segScanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
 }
 
-#line 814 "kernels_types.go"
+#line 676 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU8(hg_slice<const uint8_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint8_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -6121,7 +5118,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u8_checked(const 
   histogramU8<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 822 "kernels_types.go"
+#line 684 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU16(hg_slice<const uint16_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint16_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -6134,7 +5131,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u16_checked(const
   histogramU16<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 830 "kernels_types.go"
+#line 692 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramI32(hg_slice<const int32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, int32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -6147,7 +5144,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_i32_checked(const
   histogramI32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 838 "kernels_types.go"
+#line 700 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU32(hg_slice<const uint32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -6160,7 +5157,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u32_checked(const
   histogramU32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 846 "kernels_types.go"
+#line 708 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramF32(hg_slice<const float> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, float>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -6173,7 +5170,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f32_checked(const
   histogramF32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 854 "kernels_types.go"
+#line 716 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramF64(hg_slice<const double> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, double>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -6186,11 +5183,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f64_checked(const
   histogramF64<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
 }
 
-#line 862 "kernels_types.go"
+#line 724 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI8(hg_slice<const int8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 864 "kernels_types.go"
+#line 726 "kernels_types.go"
   sortCount<Checked, int8_t>(keys, counts, shift, bits, 1, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -6201,17 +5198,17 @@ extern "C" __global__ void sort_count_i8_checked(const int8_t* keys_p, long long
   sortCountI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 870 "kernels_types.go"
+#line 732 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI8(hg_slice<const int8_t> keysIn, hg_slice<int8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 872 "kernels_types.go"
+#line 734 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 873 "kernels_types.go"
+#line 735 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 874 "kernels_types.go"
+#line 736 "kernels_types.go"
   sortScatter<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6222,7 +5219,7 @@ extern "C" __global__ void sort_keys_i8_checked(const int8_t* keysIn_p, long lon
   sortKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 880 "kernels_types.go"
+#line 742 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI8(hg_slice<const int8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int8_t>(keys, flags, span, hg_f);
 }
@@ -6234,12 +5231,12 @@ extern "C" __global__ void key_heads_i8_checked(const int8_t* keys_p, long long 
   keyHeadsI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 887 "kernels_types.go"
+#line 749 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI8(hg_slice<const int8_t> in, hg_slice<int8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 890 "kernels_types.go"
+#line 752 "kernels_types.go"
   mergeSortBlock<Checked, int8_t>(in, out, outI, pairs, ord, 1, 8LL, tile, sk, si, hg_f);
 }
 
@@ -6250,15 +5247,15 @@ extern "C" __global__ void merge_block_i8_checked(const int8_t* in_p, long long 
   mergeBlockI8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 896 "kernels_types.go"
+#line 758 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI8(hg_slice<const int8_t> src, hg_slice<int8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 899 "kernels_types.go"
+#line 761 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 900 "kernels_types.go"
+#line 762 "kernels_types.go"
   mergePass<Checked, int8_t>(src, dst, srcI, dstI, pairs, ord, 1, 8LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6269,11 +5266,11 @@ extern "C" __global__ void merge_pass_i8_checked(const int8_t* src_p, int8_t* ds
   mergePassI8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 906 "kernels_types.go"
+#line 768 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU8(hg_slice<const uint8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 908 "kernels_types.go"
+#line 770 "kernels_types.go"
   sortCount<Checked, uint8_t>(keys, counts, shift, bits, 0, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -6284,17 +5281,17 @@ extern "C" __global__ void sort_count_u8_checked(const uint8_t* keys_p, long lon
   sortCountU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 914 "kernels_types.go"
+#line 776 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU8(hg_slice<const uint8_t> keysIn, hg_slice<uint8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 916 "kernels_types.go"
+#line 778 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 917 "kernels_types.go"
+#line 779 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 918 "kernels_types.go"
+#line 780 "kernels_types.go"
   sortScatter<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6305,7 +5302,7 @@ extern "C" __global__ void sort_keys_u8_checked(const uint8_t* keysIn_p, long lo
   sortKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 924 "kernels_types.go"
+#line 786 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU8(hg_slice<const uint8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint8_t>(keys, flags, span, hg_f);
 }
@@ -6317,12 +5314,12 @@ extern "C" __global__ void key_heads_u8_checked(const uint8_t* keys_p, long long
   keyHeadsU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 931 "kernels_types.go"
+#line 793 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU8(hg_slice<const uint8_t> in, hg_slice<uint8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 934 "kernels_types.go"
+#line 796 "kernels_types.go"
   mergeSortBlock<Checked, uint8_t>(in, out, outI, pairs, ord, 0, 8LL, tile, sk, si, hg_f);
 }
 
@@ -6333,15 +5330,15 @@ extern "C" __global__ void merge_block_u8_checked(const uint8_t* in_p, long long
   mergeBlockU8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 940 "kernels_types.go"
+#line 802 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU8(hg_slice<const uint8_t> src, hg_slice<uint8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 943 "kernels_types.go"
+#line 805 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 944 "kernels_types.go"
+#line 806 "kernels_types.go"
   mergePass<Checked, uint8_t>(src, dst, srcI, dstI, pairs, ord, 0, 8LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6352,11 +5349,11 @@ extern "C" __global__ void merge_pass_u8_checked(const uint8_t* src_p, uint8_t* 
   mergePassU8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 950 "kernels_types.go"
+#line 812 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI16(hg_slice<const int16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 952 "kernels_types.go"
+#line 814 "kernels_types.go"
   sortCount<Checked, int16_t>(keys, counts, shift, bits, 1, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -6367,17 +5364,17 @@ extern "C" __global__ void sort_count_i16_checked(const int16_t* keys_p, long lo
   sortCountI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 958 "kernels_types.go"
+#line 820 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI16(hg_slice<const int16_t> keysIn, hg_slice<int16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 960 "kernels_types.go"
+#line 822 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 961 "kernels_types.go"
+#line 823 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 962 "kernels_types.go"
+#line 824 "kernels_types.go"
   sortScatter<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6388,7 +5385,7 @@ extern "C" __global__ void sort_keys_i16_checked(const int16_t* keysIn_p, long l
   sortKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 968 "kernels_types.go"
+#line 830 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI16(hg_slice<const int16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int16_t>(keys, flags, span, hg_f);
 }
@@ -6400,12 +5397,12 @@ extern "C" __global__ void key_heads_i16_checked(const int16_t* keys_p, long lon
   keyHeadsI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 975 "kernels_types.go"
+#line 837 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI16(hg_slice<const int16_t> in, hg_slice<int16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 978 "kernels_types.go"
+#line 840 "kernels_types.go"
   mergeSortBlock<Checked, int16_t>(in, out, outI, pairs, ord, 1, 16LL, tile, sk, si, hg_f);
 }
 
@@ -6416,15 +5413,15 @@ extern "C" __global__ void merge_block_i16_checked(const int16_t* in_p, long lon
   mergeBlockI16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 984 "kernels_types.go"
+#line 846 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI16(hg_slice<const int16_t> src, hg_slice<int16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 987 "kernels_types.go"
+#line 849 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 988 "kernels_types.go"
+#line 850 "kernels_types.go"
   mergePass<Checked, int16_t>(src, dst, srcI, dstI, pairs, ord, 1, 16LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6435,11 +5432,11 @@ extern "C" __global__ void merge_pass_i16_checked(const int16_t* src_p, int16_t*
   mergePassI16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 994 "kernels_types.go"
+#line 856 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU16(hg_slice<const uint16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 996 "kernels_types.go"
+#line 858 "kernels_types.go"
   sortCount<Checked, uint16_t>(keys, counts, shift, bits, 0, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -6450,17 +5447,17 @@ extern "C" __global__ void sort_count_u16_checked(const uint16_t* keys_p, long l
   sortCountU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1002 "kernels_types.go"
+#line 864 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU16(hg_slice<const uint16_t> keysIn, hg_slice<uint16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1004 "kernels_types.go"
+#line 866 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1005 "kernels_types.go"
+#line 867 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1006 "kernels_types.go"
+#line 868 "kernels_types.go"
   sortScatter<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6471,7 +5468,7 @@ extern "C" __global__ void sort_keys_u16_checked(const uint16_t* keysIn_p, long 
   sortKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1012 "kernels_types.go"
+#line 874 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU16(hg_slice<const uint16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint16_t>(keys, flags, span, hg_f);
 }
@@ -6483,12 +5480,12 @@ extern "C" __global__ void key_heads_u16_checked(const uint16_t* keys_p, long lo
   keyHeadsU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1019 "kernels_types.go"
+#line 881 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU16(hg_slice<const uint16_t> in, hg_slice<uint16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1022 "kernels_types.go"
+#line 884 "kernels_types.go"
   mergeSortBlock<Checked, uint16_t>(in, out, outI, pairs, ord, 0, 16LL, tile, sk, si, hg_f);
 }
 
@@ -6499,15 +5496,15 @@ extern "C" __global__ void merge_block_u16_checked(const uint16_t* in_p, long lo
   mergeBlockU16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1028 "kernels_types.go"
+#line 890 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU16(hg_slice<const uint16_t> src, hg_slice<uint16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1031 "kernels_types.go"
+#line 893 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1032 "kernels_types.go"
+#line 894 "kernels_types.go"
   mergePass<Checked, uint16_t>(src, dst, srcI, dstI, pairs, ord, 0, 16LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6518,11 +5515,11 @@ extern "C" __global__ void merge_pass_u16_checked(const uint16_t* src_p, uint16_
   mergePassU16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1038 "kernels_types.go"
+#line 900 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI32(hg_slice<const int32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1040 "kernels_types.go"
+#line 902 "kernels_types.go"
   sortCount<Checked, int32_t>(keys, counts, shift, bits, 1, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -6533,17 +5530,17 @@ extern "C" __global__ void sort_count_i32_checked(const int32_t* keys_p, long lo
   sortCountI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1046 "kernels_types.go"
+#line 908 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1048 "kernels_types.go"
+#line 910 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1049 "kernels_types.go"
+#line 911 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1050 "kernels_types.go"
+#line 912 "kernels_types.go"
   sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6554,7 +5551,7 @@ extern "C" __global__ void sort_keys_i32_checked(const int32_t* keysIn_p, long l
   sortKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1056 "kernels_types.go"
+#line 918 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI32(hg_slice<const int32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int32_t>(keys, flags, span, hg_f);
 }
@@ -6566,12 +5563,12 @@ extern "C" __global__ void key_heads_i32_checked(const int32_t* keys_p, long lon
   keyHeadsI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1063 "kernels_types.go"
+#line 925 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1066 "kernels_types.go"
+#line 928 "kernels_types.go"
   mergeSortBlock<Checked, int32_t>(in, out, outI, pairs, ord, 1, 32LL, tile, sk, si, hg_f);
 }
 
@@ -6582,15 +5579,15 @@ extern "C" __global__ void merge_block_i32_checked(const int32_t* in_p, long lon
   mergeBlockI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1072 "kernels_types.go"
+#line 934 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI32(hg_slice<const int32_t> src, hg_slice<int32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1075 "kernels_types.go"
+#line 937 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1076 "kernels_types.go"
+#line 938 "kernels_types.go"
   mergePass<Checked, int32_t>(src, dst, srcI, dstI, pairs, ord, 1, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6601,11 +5598,11 @@ extern "C" __global__ void merge_pass_i32_checked(const int32_t* src_p, int32_t*
   mergePassI32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1082 "kernels_types.go"
+#line 944 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU32(hg_slice<const uint32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1084 "kernels_types.go"
+#line 946 "kernels_types.go"
   sortCount<Checked, uint32_t>(keys, counts, shift, bits, 0, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -6616,17 +5613,17 @@ extern "C" __global__ void sort_count_u32_checked(const uint32_t* keys_p, long l
   sortCountU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1090 "kernels_types.go"
+#line 952 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1092 "kernels_types.go"
+#line 954 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1093 "kernels_types.go"
+#line 955 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1094 "kernels_types.go"
+#line 956 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6637,7 +5634,7 @@ extern "C" __global__ void sort_keys_u32_checked(const uint32_t* keysIn_p, long 
   sortKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1100 "kernels_types.go"
+#line 962 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU32(hg_slice<const uint32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint32_t>(keys, flags, span, hg_f);
 }
@@ -6649,12 +5646,12 @@ extern "C" __global__ void key_heads_u32_checked(const uint32_t* keys_p, long lo
   keyHeadsU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1107 "kernels_types.go"
+#line 969 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1110 "kernels_types.go"
+#line 972 "kernels_types.go"
   mergeSortBlock<Checked, uint32_t>(in, out, outI, pairs, ord, 0, 32LL, tile, sk, si, hg_f);
 }
 
@@ -6665,15 +5662,15 @@ extern "C" __global__ void merge_block_u32_checked(const uint32_t* in_p, long lo
   mergeBlockU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1116 "kernels_types.go"
+#line 978 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU32(hg_slice<const uint32_t> src, hg_slice<uint32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1119 "kernels_types.go"
+#line 981 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1120 "kernels_types.go"
+#line 982 "kernels_types.go"
   mergePass<Checked, uint32_t>(src, dst, srcI, dstI, pairs, ord, 0, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6684,11 +5681,11 @@ extern "C" __global__ void merge_pass_u32_checked(const uint32_t* src_p, uint32_
   mergePassU32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1126 "kernels_types.go"
+#line 988 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI64(hg_slice<const int64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1128 "kernels_types.go"
+#line 990 "kernels_types.go"
   sortCount<Checked, int64_t>(keys, counts, shift, bits, 1, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -6699,17 +5696,17 @@ extern "C" __global__ void sort_count_i64_checked(const int64_t* keys_p, long lo
   sortCountI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1134 "kernels_types.go"
+#line 996 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1136 "kernels_types.go"
+#line 998 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1137 "kernels_types.go"
+#line 999 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1138 "kernels_types.go"
+#line 1000 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6720,7 +5717,7 @@ extern "C" __global__ void sort_keys_i64_checked(const int64_t* keysIn_p, long l
   sortKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1144 "kernels_types.go"
+#line 1006 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI64(hg_slice<const int64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int64_t>(keys, flags, span, hg_f);
 }
@@ -6732,12 +5729,12 @@ extern "C" __global__ void key_heads_i64_checked(const int64_t* keys_p, long lon
   keyHeadsI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1151 "kernels_types.go"
+#line 1013 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1154 "kernels_types.go"
+#line 1016 "kernels_types.go"
   mergeSortBlock<Checked, int64_t>(in, out, outI, pairs, ord, 1, 64LL, tile, sk, si, hg_f);
 }
 
@@ -6748,15 +5745,15 @@ extern "C" __global__ void merge_block_i64_checked(const int64_t* in_p, long lon
   mergeBlockI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1160 "kernels_types.go"
+#line 1022 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI64(hg_slice<const int64_t> src, hg_slice<int64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1163 "kernels_types.go"
+#line 1025 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1164 "kernels_types.go"
+#line 1026 "kernels_types.go"
   mergePass<Checked, int64_t>(src, dst, srcI, dstI, pairs, ord, 1, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6767,11 +5764,11 @@ extern "C" __global__ void merge_pass_i64_checked(const int64_t* src_p, int64_t*
   mergePassI64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1170 "kernels_types.go"
+#line 1032 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU64(hg_slice<const uint64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1172 "kernels_types.go"
+#line 1034 "kernels_types.go"
   sortCount<Checked, uint64_t>(keys, counts, shift, bits, 0, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -6782,17 +5779,17 @@ extern "C" __global__ void sort_count_u64_checked(const uint64_t* keys_p, long l
   sortCountU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1178 "kernels_types.go"
+#line 1040 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1180 "kernels_types.go"
+#line 1042 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1181 "kernels_types.go"
+#line 1043 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1182 "kernels_types.go"
+#line 1044 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6803,7 +5800,7 @@ extern "C" __global__ void sort_keys_u64_checked(const uint64_t* keysIn_p, long 
   sortKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1188 "kernels_types.go"
+#line 1050 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU64(hg_slice<const uint64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint64_t>(keys, flags, span, hg_f);
 }
@@ -6815,12 +5812,12 @@ extern "C" __global__ void key_heads_u64_checked(const uint64_t* keys_p, long lo
   keyHeadsU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1195 "kernels_types.go"
+#line 1057 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1198 "kernels_types.go"
+#line 1060 "kernels_types.go"
   mergeSortBlock<Checked, uint64_t>(in, out, outI, pairs, ord, 0, 64LL, tile, sk, si, hg_f);
 }
 
@@ -6831,15 +5828,15 @@ extern "C" __global__ void merge_block_u64_checked(const uint64_t* in_p, long lo
   mergeBlockU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1204 "kernels_types.go"
+#line 1066 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU64(hg_slice<const uint64_t> src, hg_slice<uint64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1207 "kernels_types.go"
+#line 1069 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1208 "kernels_types.go"
+#line 1070 "kernels_types.go"
   mergePass<Checked, uint64_t>(src, dst, srcI, dstI, pairs, ord, 0, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6850,11 +5847,11 @@ extern "C" __global__ void merge_pass_u64_checked(const uint64_t* src_p, uint64_
   mergePassU64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1214 "kernels_types.go"
+#line 1076 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountF32(hg_slice<const float> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1216 "kernels_types.go"
+#line 1078 "kernels_types.go"
   sortCount<Checked, float>(keys, counts, shift, bits, 2, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -6865,17 +5862,17 @@ extern "C" __global__ void sort_count_f32_checked(const float* keys_p, long long
   sortCountF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1222 "kernels_types.go"
+#line 1084 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysF32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1224 "kernels_types.go"
+#line 1086 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1225 "kernels_types.go"
+#line 1087 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1226 "kernels_types.go"
+#line 1088 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6886,7 +5883,7 @@ extern "C" __global__ void sort_keys_f32_checked(const float* keysIn_p, long lon
   sortKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1232 "kernels_types.go"
+#line 1094 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsF32(hg_slice<const float> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, float>(keys, flags, span, hg_f);
 }
@@ -6898,12 +5895,12 @@ extern "C" __global__ void key_heads_f32_checked(const float* keys_p, long long 
   keyHeadsF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1239 "kernels_types.go"
+#line 1101 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1242 "kernels_types.go"
+#line 1104 "kernels_types.go"
   mergeSortBlock<Checked, float>(in, out, outI, pairs, ord, 2, 32LL, tile, sk, si, hg_f);
 }
 
@@ -6914,15 +5911,15 @@ extern "C" __global__ void merge_block_f32_checked(const float* in_p, long long 
   mergeBlockF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1248 "kernels_types.go"
+#line 1110 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassF32(hg_slice<const float> src, hg_slice<float> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1251 "kernels_types.go"
+#line 1113 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1252 "kernels_types.go"
+#line 1114 "kernels_types.go"
   mergePass<Checked, float>(src, dst, srcI, dstI, pairs, ord, 2, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -6933,11 +5930,11 @@ extern "C" __global__ void merge_pass_f32_checked(const float* src_p, float* dst
   mergePassF32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1258 "kernels_types.go"
+#line 1120 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountF64(hg_slice<const double> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1260 "kernels_types.go"
+#line 1122 "kernels_types.go"
   sortCount<Checked, double>(keys, counts, shift, bits, 3, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -6948,17 +5945,17 @@ extern "C" __global__ void sort_count_f64_checked(const double* keys_p, long lon
   sortCountF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1266 "kernels_types.go"
+#line 1128 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1268 "kernels_types.go"
+#line 1130 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1269 "kernels_types.go"
+#line 1131 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1270 "kernels_types.go"
+#line 1132 "kernels_types.go"
   sortScatter<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6969,7 +5966,7 @@ extern "C" __global__ void sort_keys_f64_checked(const double* keysIn_p, long lo
   sortKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1276 "kernels_types.go"
+#line 1138 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsF64(hg_slice<const double> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, double>(keys, flags, span, hg_f);
 }
@@ -6981,12 +5978,12 @@ extern "C" __global__ void key_heads_f64_checked(const double* keys_p, long long
   keyHeadsF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
 }
 
-#line 1283 "kernels_types.go"
+#line 1145 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1286 "kernels_types.go"
+#line 1148 "kernels_types.go"
   mergeSortBlock<Checked, double>(in, out, outI, pairs, ord, 3, 64LL, tile, sk, si, hg_f);
 }
 
@@ -6997,15 +5994,15 @@ extern "C" __global__ void merge_block_f64_checked(const double* in_p, long long
   mergeBlockF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1292 "kernels_types.go"
+#line 1154 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassF64(hg_slice<const double> src, hg_slice<double> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1295 "kernels_types.go"
+#line 1157 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1296 "kernels_types.go"
+#line 1158 "kernels_types.go"
   mergePass<Checked, double>(src, dst, srcI, dstI, pairs, ord, 3, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -7016,7 +6013,7 @@ extern "C" __global__ void merge_pass_f64_checked(const double* src_p, double* d
   mergePassF64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
 }
 
-#line 1302 "kernels_types.go"
+#line 1164 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherI32(hg_slice<const int32_t> in, hg_slice<const uint32_t> idx, hg_slice<int32_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, int32_t>(in, idx, out, count, span, hg_f);
 }
@@ -7028,7 +6025,7 @@ extern "C" __global__ void gather_i32_checked(const int32_t* in_p, const uint32_
   gatherI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1309 "kernels_types.go"
+#line 1171 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherU32(hg_slice<const uint32_t> in, hg_slice<const uint32_t> idx, hg_slice<uint32_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, uint32_t>(in, idx, out, count, span, hg_f);
 }
@@ -7040,7 +6037,7 @@ extern "C" __global__ void gather_u32_checked(const uint32_t* in_p, const uint32
   gatherU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1316 "kernels_types.go"
+#line 1178 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherI64(hg_slice<const int64_t> in, hg_slice<const uint32_t> idx, hg_slice<int64_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, int64_t>(in, idx, out, count, span, hg_f);
 }
@@ -7052,7 +6049,7 @@ extern "C" __global__ void gather_i64_checked(const int64_t* in_p, const uint32_
   gatherI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1323 "kernels_types.go"
+#line 1185 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherU64(hg_slice<const uint64_t> in, hg_slice<const uint32_t> idx, hg_slice<uint64_t> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, uint64_t>(in, idx, out, count, span, hg_f);
 }
@@ -7064,7 +6061,7 @@ extern "C" __global__ void gather_u64_checked(const uint64_t* in_p, const uint32
   gatherU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1330 "kernels_types.go"
+#line 1192 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherF32(hg_slice<const float> in, hg_slice<const uint32_t> idx, hg_slice<float> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, float>(in, idx, out, count, span, hg_f);
 }
@@ -7076,7 +6073,7 @@ extern "C" __global__ void gather_f32_checked(const float* in_p, const uint32_t*
   gatherF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1337 "kernels_types.go"
+#line 1199 "kernels_types.go"
 template <bool Checked> HG_DEV void gatherF64(hg_slice<const double> in, hg_slice<const uint32_t> idx, hg_slice<double> out, long long count, long long span, hg_fault* hg_f) {
   gather<Checked, double>(in, idx, out, count, span, hg_f);
 }
@@ -7088,17 +6085,17 @@ extern "C" __global__ void gather_f64_checked(const double* in_p, const uint32_t
   gatherF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
 }
 
-#line 1344 "kernels_types.go"
+#line 1206 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1346 "kernels_types.go"
+#line 1208 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1347 "kernels_types.go"
+#line 1209 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1348 "kernels_types.go"
+#line 1210 "kernels_types.go"
   sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7109,17 +6106,17 @@ extern "C" __global__ void sort_pairs_i32_i32_checked(const int32_t* keysIn_p, l
   sortPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1354 "kernels_types.go"
+#line 1216 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1356 "kernels_types.go"
+#line 1218 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1357 "kernels_types.go"
+#line 1219 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1358 "kernels_types.go"
+#line 1220 "kernels_types.go"
   sortScatter<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7130,17 +6127,17 @@ extern "C" __global__ void sort_pairs_i32_u32_checked(const int32_t* keysIn_p, l
   sortPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1364 "kernels_types.go"
+#line 1226 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1366 "kernels_types.go"
+#line 1228 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1367 "kernels_types.go"
+#line 1229 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1368 "kernels_types.go"
+#line 1230 "kernels_types.go"
   sortScatter<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7151,17 +6148,17 @@ extern "C" __global__ void sort_pairs_i32_i64_checked(const int32_t* keysIn_p, l
   sortPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1374 "kernels_types.go"
+#line 1236 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1376 "kernels_types.go"
+#line 1238 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1377 "kernels_types.go"
+#line 1239 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1378 "kernels_types.go"
+#line 1240 "kernels_types.go"
   sortScatter<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7172,17 +6169,17 @@ extern "C" __global__ void sort_pairs_i32_u64_checked(const int32_t* keysIn_p, l
   sortPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1384 "kernels_types.go"
+#line 1246 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1386 "kernels_types.go"
+#line 1248 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1387 "kernels_types.go"
+#line 1249 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1388 "kernels_types.go"
+#line 1250 "kernels_types.go"
   sortScatter<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7193,17 +6190,17 @@ extern "C" __global__ void sort_pairs_i32_f32_checked(const int32_t* keysIn_p, l
   sortPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1394 "kernels_types.go"
+#line 1256 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1396 "kernels_types.go"
+#line 1258 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1397 "kernels_types.go"
+#line 1259 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1398 "kernels_types.go"
+#line 1260 "kernels_types.go"
   sortScatter<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7214,17 +6211,17 @@ extern "C" __global__ void sort_pairs_i32_f64_checked(const int32_t* keysIn_p, l
   sortPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1404 "kernels_types.go"
+#line 1266 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1406 "kernels_types.go"
+#line 1268 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1407 "kernels_types.go"
+#line 1269 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1408 "kernels_types.go"
+#line 1270 "kernels_types.go"
   sortScatter<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7235,17 +6232,17 @@ extern "C" __global__ void sort_pairs_u32_i32_checked(const uint32_t* keysIn_p, 
   sortPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1414 "kernels_types.go"
+#line 1276 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32U32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1416 "kernels_types.go"
+#line 1278 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1417 "kernels_types.go"
+#line 1279 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1418 "kernels_types.go"
+#line 1280 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7256,17 +6253,17 @@ extern "C" __global__ void sort_pairs_u32_u32_checked(const uint32_t* keysIn_p, 
   sortPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1424 "kernels_types.go"
+#line 1286 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32I64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1426 "kernels_types.go"
+#line 1288 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1427 "kernels_types.go"
+#line 1289 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1428 "kernels_types.go"
+#line 1290 "kernels_types.go"
   sortScatter<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7277,17 +6274,17 @@ extern "C" __global__ void sort_pairs_u32_i64_checked(const uint32_t* keysIn_p, 
   sortPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1434 "kernels_types.go"
+#line 1296 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32U64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1436 "kernels_types.go"
+#line 1298 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1437 "kernels_types.go"
+#line 1299 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1438 "kernels_types.go"
+#line 1300 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7298,17 +6295,17 @@ extern "C" __global__ void sort_pairs_u32_u64_checked(const uint32_t* keysIn_p, 
   sortPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1444 "kernels_types.go"
+#line 1306 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32F32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1446 "kernels_types.go"
+#line 1308 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1447 "kernels_types.go"
+#line 1309 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1448 "kernels_types.go"
+#line 1310 "kernels_types.go"
   sortScatter<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7319,17 +6316,17 @@ extern "C" __global__ void sort_pairs_u32_f32_checked(const uint32_t* keysIn_p, 
   sortPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1454 "kernels_types.go"
+#line 1316 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32F64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1456 "kernels_types.go"
+#line 1318 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1457 "kernels_types.go"
+#line 1319 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1458 "kernels_types.go"
+#line 1320 "kernels_types.go"
   sortScatter<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7340,17 +6337,17 @@ extern "C" __global__ void sort_pairs_u32_f64_checked(const uint32_t* keysIn_p, 
   sortPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1464 "kernels_types.go"
+#line 1326 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64I32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1466 "kernels_types.go"
+#line 1328 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1467 "kernels_types.go"
+#line 1329 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1468 "kernels_types.go"
+#line 1330 "kernels_types.go"
   sortScatter<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7361,17 +6358,17 @@ extern "C" __global__ void sort_pairs_i64_i32_checked(const int64_t* keysIn_p, l
   sortPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1474 "kernels_types.go"
+#line 1336 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64U32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1476 "kernels_types.go"
+#line 1338 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1477 "kernels_types.go"
+#line 1339 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1478 "kernels_types.go"
+#line 1340 "kernels_types.go"
   sortScatter<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7382,17 +6379,17 @@ extern "C" __global__ void sort_pairs_i64_u32_checked(const int64_t* keysIn_p, l
   sortPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1484 "kernels_types.go"
+#line 1346 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64I64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1486 "kernels_types.go"
+#line 1348 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1487 "kernels_types.go"
+#line 1349 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1488 "kernels_types.go"
+#line 1350 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7403,17 +6400,17 @@ extern "C" __global__ void sort_pairs_i64_i64_checked(const int64_t* keysIn_p, l
   sortPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1494 "kernels_types.go"
+#line 1356 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64U64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1496 "kernels_types.go"
+#line 1358 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1497 "kernels_types.go"
+#line 1359 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1498 "kernels_types.go"
+#line 1360 "kernels_types.go"
   sortScatter<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7424,17 +6421,17 @@ extern "C" __global__ void sort_pairs_i64_u64_checked(const int64_t* keysIn_p, l
   sortPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1504 "kernels_types.go"
+#line 1366 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64F32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1506 "kernels_types.go"
+#line 1368 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1507 "kernels_types.go"
+#line 1369 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1508 "kernels_types.go"
+#line 1370 "kernels_types.go"
   sortScatter<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7445,17 +6442,17 @@ extern "C" __global__ void sort_pairs_i64_f32_checked(const int64_t* keysIn_p, l
   sortPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1514 "kernels_types.go"
+#line 1376 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64F64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1516 "kernels_types.go"
+#line 1378 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1517 "kernels_types.go"
+#line 1379 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1518 "kernels_types.go"
+#line 1380 "kernels_types.go"
   sortScatter<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7466,17 +6463,17 @@ extern "C" __global__ void sort_pairs_i64_f64_checked(const int64_t* keysIn_p, l
   sortPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1524 "kernels_types.go"
+#line 1386 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64I32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1526 "kernels_types.go"
+#line 1388 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1527 "kernels_types.go"
+#line 1389 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1528 "kernels_types.go"
+#line 1390 "kernels_types.go"
   sortScatter<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7487,17 +6484,17 @@ extern "C" __global__ void sort_pairs_u64_i32_checked(const uint64_t* keysIn_p, 
   sortPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1534 "kernels_types.go"
+#line 1396 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64U32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1536 "kernels_types.go"
+#line 1398 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1537 "kernels_types.go"
+#line 1399 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1538 "kernels_types.go"
+#line 1400 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7508,17 +6505,17 @@ extern "C" __global__ void sort_pairs_u64_u32_checked(const uint64_t* keysIn_p, 
   sortPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1544 "kernels_types.go"
+#line 1406 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64I64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1546 "kernels_types.go"
+#line 1408 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1547 "kernels_types.go"
+#line 1409 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1548 "kernels_types.go"
+#line 1410 "kernels_types.go"
   sortScatter<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7529,17 +6526,17 @@ extern "C" __global__ void sort_pairs_u64_i64_checked(const uint64_t* keysIn_p, 
   sortPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1554 "kernels_types.go"
+#line 1416 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64U64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1556 "kernels_types.go"
+#line 1418 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1557 "kernels_types.go"
+#line 1419 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1558 "kernels_types.go"
+#line 1420 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7550,17 +6547,17 @@ extern "C" __global__ void sort_pairs_u64_u64_checked(const uint64_t* keysIn_p, 
   sortPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1564 "kernels_types.go"
+#line 1426 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64F32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1566 "kernels_types.go"
+#line 1428 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1567 "kernels_types.go"
+#line 1429 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1568 "kernels_types.go"
+#line 1430 "kernels_types.go"
   sortScatter<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7571,17 +6568,17 @@ extern "C" __global__ void sort_pairs_u64_f32_checked(const uint64_t* keysIn_p, 
   sortPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1574 "kernels_types.go"
+#line 1436 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64F64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1576 "kernels_types.go"
+#line 1438 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1577 "kernels_types.go"
+#line 1439 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1578 "kernels_types.go"
+#line 1440 "kernels_types.go"
   sortScatter<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7592,17 +6589,17 @@ extern "C" __global__ void sort_pairs_u64_f64_checked(const uint64_t* keysIn_p, 
   sortPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1584 "kernels_types.go"
+#line 1446 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32I32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1586 "kernels_types.go"
+#line 1448 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1587 "kernels_types.go"
+#line 1449 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1588 "kernels_types.go"
+#line 1450 "kernels_types.go"
   sortScatter<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7613,17 +6610,17 @@ extern "C" __global__ void sort_pairs_f32_i32_checked(const float* keysIn_p, lon
   sortPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1594 "kernels_types.go"
+#line 1456 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32U32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1596 "kernels_types.go"
+#line 1458 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1597 "kernels_types.go"
+#line 1459 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1598 "kernels_types.go"
+#line 1460 "kernels_types.go"
   sortScatter<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7634,17 +6631,17 @@ extern "C" __global__ void sort_pairs_f32_u32_checked(const float* keysIn_p, lon
   sortPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1604 "kernels_types.go"
+#line 1466 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32I64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1606 "kernels_types.go"
+#line 1468 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1607 "kernels_types.go"
+#line 1469 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1608 "kernels_types.go"
+#line 1470 "kernels_types.go"
   sortScatter<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7655,17 +6652,17 @@ extern "C" __global__ void sort_pairs_f32_i64_checked(const float* keysIn_p, lon
   sortPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1614 "kernels_types.go"
+#line 1476 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32U64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1616 "kernels_types.go"
+#line 1478 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1617 "kernels_types.go"
+#line 1479 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1618 "kernels_types.go"
+#line 1480 "kernels_types.go"
   sortScatter<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7676,17 +6673,17 @@ extern "C" __global__ void sort_pairs_f32_u64_checked(const float* keysIn_p, lon
   sortPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1624 "kernels_types.go"
+#line 1486 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32F32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1626 "kernels_types.go"
+#line 1488 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1627 "kernels_types.go"
+#line 1489 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1628 "kernels_types.go"
+#line 1490 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7697,17 +6694,17 @@ extern "C" __global__ void sort_pairs_f32_f32_checked(const float* keysIn_p, lon
   sortPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1634 "kernels_types.go"
+#line 1496 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32F64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1636 "kernels_types.go"
+#line 1498 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1637 "kernels_types.go"
+#line 1499 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1638 "kernels_types.go"
+#line 1500 "kernels_types.go"
   sortScatter<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7718,17 +6715,17 @@ extern "C" __global__ void sort_pairs_f32_f64_checked(const float* keysIn_p, lon
   sortPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1644 "kernels_types.go"
+#line 1506 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64I32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1646 "kernels_types.go"
+#line 1508 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1647 "kernels_types.go"
+#line 1509 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1648 "kernels_types.go"
+#line 1510 "kernels_types.go"
   sortScatter<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7739,17 +6736,17 @@ extern "C" __global__ void sort_pairs_f64_i32_checked(const double* keysIn_p, lo
   sortPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1654 "kernels_types.go"
+#line 1516 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64U32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1656 "kernels_types.go"
+#line 1518 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1657 "kernels_types.go"
+#line 1519 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1658 "kernels_types.go"
+#line 1520 "kernels_types.go"
   sortScatter<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7760,17 +6757,17 @@ extern "C" __global__ void sort_pairs_f64_u32_checked(const double* keysIn_p, lo
   sortPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1664 "kernels_types.go"
+#line 1526 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64I64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1666 "kernels_types.go"
+#line 1528 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1667 "kernels_types.go"
+#line 1529 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1668 "kernels_types.go"
+#line 1530 "kernels_types.go"
   sortScatter<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7781,17 +6778,17 @@ extern "C" __global__ void sort_pairs_f64_i64_checked(const double* keysIn_p, lo
   sortPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1674 "kernels_types.go"
+#line 1536 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64U64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1676 "kernels_types.go"
+#line 1538 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1677 "kernels_types.go"
+#line 1539 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1678 "kernels_types.go"
+#line 1540 "kernels_types.go"
   sortScatter<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7802,17 +6799,17 @@ extern "C" __global__ void sort_pairs_f64_u64_checked(const double* keysIn_p, lo
   sortPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1684 "kernels_types.go"
+#line 1546 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64F32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1686 "kernels_types.go"
+#line 1548 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1687 "kernels_types.go"
+#line 1549 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1688 "kernels_types.go"
+#line 1550 "kernels_types.go"
   sortScatter<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7823,17 +6820,17 @@ extern "C" __global__ void sort_pairs_f64_f32_checked(const double* keysIn_p, lo
   sortPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
 }
 
-#line 1694 "kernels_types.go"
+#line 1556 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64F64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1696 "kernels_types.go"
+#line 1558 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1697 "kernels_types.go"
+#line 1559 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1698 "kernels_types.go"
+#line 1560 "kernels_types.go"
   sortScatter<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -7842,234 +6839,6 @@ extern "C" __global__ void sort_pairs_f64_f64(const double* keysIn_p, long long 
 }
 extern "C" __global__ void sort_pairs_f64_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
   sortPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
-}
-
-#line 10 "select_types.go"
-template <bool Checked> HG_DEV void selectSweepI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int32_t> out, hg_slice<int64_t> counts, int32_t pred, int32_t a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  __shared__ hg_array<int32_t, 256> hg_shared_lastOf;
-  hg_array<int32_t, 256>* lastOf = &hg_shared_lastOf;
-#line 12 "select_types.go"
-  __shared__ hg_array<int32_t, 256> hg_shared_wc;
-  hg_array<int32_t, 256>* wc = &hg_shared_wc;
-#line 13 "select_types.go"
-  __shared__ hg_array<int32_t, 32> hg_shared_warps;
-  hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 14 "select_types.go"
-  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
-  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
-#line 15 "select_types.go"
-  hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
-  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
-  selectSweep<Checked, int32_t>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
-}
-
-extern "C" __global__ void __launch_bounds__(256) select_sweep_i32(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int32_t* out_p, int64_t* counts_p, int32_t pred, int32_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
-  selectSweepI32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void __launch_bounds__(256) select_sweep_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int32_t* out_p, int64_t* counts_p, int32_t pred, int32_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
-  selectSweepI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, hg_f);
-}
-
-#line 23 "select_types.go"
-template <bool Checked> HG_DEV void selectReverseI32(hg_slice<int32_t> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
-  selectReverse<Checked, int32_t>(out, num, n, hg_f);
-}
-
-extern "C" __global__ void select_reverse_i32(int32_t* out_p, const int64_t* num_p, long long n) {
-  selectReverseI32<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
-}
-extern "C" __global__ void select_reverse_i32_checked(int32_t* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
-  selectReverseI32<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, hg_f);
-}
-
-#line 30 "select_types.go"
-template <bool Checked> HG_DEV void selectSweepU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<uint32_t> out, hg_slice<int64_t> counts, int32_t pred, uint32_t a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_lastOf;
-  hg_array<uint32_t, 256>* lastOf = &hg_shared_lastOf;
-#line 32 "select_types.go"
-  __shared__ hg_array<int32_t, 256> hg_shared_wc;
-  hg_array<int32_t, 256>* wc = &hg_shared_wc;
-#line 33 "select_types.go"
-  __shared__ hg_array<int32_t, 32> hg_shared_warps;
-  hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 34 "select_types.go"
-  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
-  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
-#line 35 "select_types.go"
-  hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
-  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
-  selectSweep<Checked, uint32_t>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
-}
-
-extern "C" __global__ void __launch_bounds__(256) select_sweep_u32(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, uint32_t* out_p, int64_t* counts_p, int32_t pred, uint32_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
-  selectSweepU32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void __launch_bounds__(256) select_sweep_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, uint32_t* out_p, int64_t* counts_p, int32_t pred, uint32_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
-  selectSweepU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, hg_f);
-}
-
-#line 43 "select_types.go"
-template <bool Checked> HG_DEV void selectReverseU32(hg_slice<uint32_t> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
-  selectReverse<Checked, uint32_t>(out, num, n, hg_f);
-}
-
-extern "C" __global__ void select_reverse_u32(uint32_t* out_p, const int64_t* num_p, long long n) {
-  selectReverseU32<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
-}
-extern "C" __global__ void select_reverse_u32_checked(uint32_t* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
-  selectReverseU32<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, hg_f);
-}
-
-#line 50 "select_types.go"
-template <bool Checked> HG_DEV void selectSweepI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> out, hg_slice<int64_t> counts, int32_t pred, int64_t a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  __shared__ hg_array<int64_t, 256> hg_shared_lastOf;
-  hg_array<int64_t, 256>* lastOf = &hg_shared_lastOf;
-#line 52 "select_types.go"
-  __shared__ hg_array<int32_t, 256> hg_shared_wc;
-  hg_array<int32_t, 256>* wc = &hg_shared_wc;
-#line 53 "select_types.go"
-  __shared__ hg_array<int32_t, 32> hg_shared_warps;
-  hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 54 "select_types.go"
-  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
-  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
-#line 55 "select_types.go"
-  hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
-  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
-  selectSweep<Checked, int64_t>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
-}
-
-extern "C" __global__ void __launch_bounds__(256) select_sweep_i64(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* out_p, int64_t* counts_p, int32_t pred, int64_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
-  selectSweepI64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void __launch_bounds__(256) select_sweep_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* out_p, int64_t* counts_p, int32_t pred, int64_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
-  selectSweepI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, hg_f);
-}
-
-#line 63 "select_types.go"
-template <bool Checked> HG_DEV void selectReverseI64(hg_slice<int64_t> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
-  selectReverse<Checked, int64_t>(out, num, n, hg_f);
-}
-
-extern "C" __global__ void select_reverse_i64(int64_t* out_p, const int64_t* num_p, long long n) {
-  selectReverseI64<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
-}
-extern "C" __global__ void select_reverse_i64_checked(int64_t* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
-  selectReverseI64<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, hg_f);
-}
-
-#line 70 "select_types.go"
-template <bool Checked> HG_DEV void selectSweepU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<uint64_t> out, hg_slice<int64_t> counts, int32_t pred, uint64_t a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  __shared__ hg_array<uint64_t, 256> hg_shared_lastOf;
-  hg_array<uint64_t, 256>* lastOf = &hg_shared_lastOf;
-#line 72 "select_types.go"
-  __shared__ hg_array<int32_t, 256> hg_shared_wc;
-  hg_array<int32_t, 256>* wc = &hg_shared_wc;
-#line 73 "select_types.go"
-  __shared__ hg_array<int32_t, 32> hg_shared_warps;
-  hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 74 "select_types.go"
-  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
-  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
-#line 75 "select_types.go"
-  hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
-  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
-  selectSweep<Checked, uint64_t>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
-}
-
-extern "C" __global__ void __launch_bounds__(256) select_sweep_u64(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, uint64_t* out_p, int64_t* counts_p, int32_t pred, uint64_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
-  selectSweepU64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void __launch_bounds__(256) select_sweep_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, uint64_t* out_p, int64_t* counts_p, int32_t pred, uint64_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
-  selectSweepU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, hg_f);
-}
-
-#line 83 "select_types.go"
-template <bool Checked> HG_DEV void selectReverseU64(hg_slice<uint64_t> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
-  selectReverse<Checked, uint64_t>(out, num, n, hg_f);
-}
-
-extern "C" __global__ void select_reverse_u64(uint64_t* out_p, const int64_t* num_p, long long n) {
-  selectReverseU64<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
-}
-extern "C" __global__ void select_reverse_u64_checked(uint64_t* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
-  selectReverseU64<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, hg_f);
-}
-
-#line 90 "select_types.go"
-template <bool Checked> HG_DEV void selectSweepF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<float> out, hg_slice<int64_t> counts, int32_t pred, float a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  __shared__ hg_array<float, 256> hg_shared_lastOf;
-  hg_array<float, 256>* lastOf = &hg_shared_lastOf;
-#line 92 "select_types.go"
-  __shared__ hg_array<int32_t, 256> hg_shared_wc;
-  hg_array<int32_t, 256>* wc = &hg_shared_wc;
-#line 93 "select_types.go"
-  __shared__ hg_array<int32_t, 32> hg_shared_warps;
-  hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 94 "select_types.go"
-  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
-  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
-#line 95 "select_types.go"
-  hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
-  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
-  selectSweep<Checked, float>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
-}
-
-extern "C" __global__ void __launch_bounds__(256) select_sweep_f32(const float* in_p, long long in_n, const uint8_t* flags_p, float* out_p, int64_t* counts_p, int32_t pred, float a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
-  selectSweepF32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void __launch_bounds__(256) select_sweep_f32_checked(const float* in_p, long long in_n, const uint8_t* flags_p, float* out_p, int64_t* counts_p, int32_t pred, float a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
-  selectSweepF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, hg_f);
-}
-
-#line 103 "select_types.go"
-template <bool Checked> HG_DEV void selectReverseF32(hg_slice<float> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
-  selectReverse<Checked, float>(out, num, n, hg_f);
-}
-
-extern "C" __global__ void select_reverse_f32(float* out_p, const int64_t* num_p, long long n) {
-  selectReverseF32<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
-}
-extern "C" __global__ void select_reverse_f32_checked(float* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
-  selectReverseF32<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, hg_f);
-}
-
-#line 110 "select_types.go"
-template <bool Checked> HG_DEV void selectSweepF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<double> out, hg_slice<int64_t> counts, int32_t pred, double a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  __shared__ hg_array<double, 256> hg_shared_lastOf;
-  hg_array<double, 256>* lastOf = &hg_shared_lastOf;
-#line 112 "select_types.go"
-  __shared__ hg_array<int32_t, 256> hg_shared_wc;
-  hg_array<int32_t, 256>* wc = &hg_shared_wc;
-#line 113 "select_types.go"
-  __shared__ hg_array<int32_t, 32> hg_shared_warps;
-  hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 114 "select_types.go"
-  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
-  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
-#line 115 "select_types.go"
-  hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
-  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
-  selectSweep<Checked, double>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
-}
-
-extern "C" __global__ void __launch_bounds__(256) select_sweep_f64(const double* in_p, long long in_n, const uint8_t* flags_p, double* out_p, int64_t* counts_p, int32_t pred, double a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
-  selectSweepF64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void __launch_bounds__(256) select_sweep_f64_checked(const double* in_p, long long in_n, const uint8_t* flags_p, double* out_p, int64_t* counts_p, int32_t pred, double a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
-  selectSweepF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, hg_f);
-}
-
-#line 123 "select_types.go"
-template <bool Checked> HG_DEV void selectReverseF64(hg_slice<double> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
-  selectReverse<Checked, double>(out, num, n, hg_f);
-}
-
-extern "C" __global__ void select_reverse_f64(double* out_p, const int64_t* num_p, long long n) {
-  selectReverseF64<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
-}
-extern "C" __global__ void select_reverse_f64_checked(double* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
-  selectReverseF64<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, hg_f);
 }
 
 #line 10 "sort_types.go"
@@ -8104,7 +6873,7 @@ template <bool Checked> HG_DEV void sweepKeysI8(hg_slice<const int8_t> keysIn, h
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 24 "sort_types.go"
-  onesweep<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 8LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 8LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 24, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8146,7 +6915,7 @@ template <bool Checked> HG_DEV void sweepKeysU8(hg_slice<const uint8_t> keysIn, 
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 44 "sort_types.go"
-  onesweep<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 8LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 8LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 44, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8188,7 +6957,7 @@ template <bool Checked> HG_DEV void sweepKeysI16(hg_slice<const int16_t> keysIn,
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 64 "sort_types.go"
-  onesweep<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 16LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 16LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 64, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8230,7 +6999,7 @@ template <bool Checked> HG_DEV void sweepKeysU16(hg_slice<const uint16_t> keysIn
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 84 "sort_types.go"
-  onesweep<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 16LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 16LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 84, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8272,7 +7041,7 @@ template <bool Checked> HG_DEV void sweepKeysI32(hg_slice<const int32_t> keysIn,
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 104 "sort_types.go"
-  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 104, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8314,7 +7083,7 @@ template <bool Checked> HG_DEV void sweepKeysU32(hg_slice<const uint32_t> keysIn
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 124 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 124, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8356,7 +7125,7 @@ template <bool Checked> HG_DEV void sweepKeysI64(hg_slice<const int64_t> keysIn,
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 144 "sort_types.go"
-  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 144, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8398,7 +7167,7 @@ template <bool Checked> HG_DEV void sweepKeysU64(hg_slice<const uint64_t> keysIn
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 164 "sort_types.go"
-  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 164, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8440,7 +7209,7 @@ template <bool Checked> HG_DEV void sweepKeysF32(hg_slice<const float> keysIn, h
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 184 "sort_types.go"
-  onesweep<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 184, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8482,7 +7251,7 @@ template <bool Checked> HG_DEV void sweepKeysF64(hg_slice<const double> keysIn, 
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 204 "sort_types.go"
-  onesweep<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 3, 64LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 204, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8512,7 +7281,7 @@ template <bool Checked> HG_DEV void sweepPairsI32I32(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 217 "sort_types.go"
-  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 217, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 217, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 217, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 217, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 217, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8542,7 +7311,7 @@ template <bool Checked> HG_DEV void sweepPairsI32U32(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 230 "sort_types.go"
-  onesweep<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 230, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 230, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 230, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 230, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 230, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8572,7 +7341,7 @@ template <bool Checked> HG_DEV void sweepPairsI32I64(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 243 "sort_types.go"
-  onesweep<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 243, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 243, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 243, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 243, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 243, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8602,7 +7371,7 @@ template <bool Checked> HG_DEV void sweepPairsI32U64(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 256 "sort_types.go"
-  onesweep<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 256, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 256, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 256, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 256, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 256, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8632,7 +7401,7 @@ template <bool Checked> HG_DEV void sweepPairsI32F32(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 269 "sort_types.go"
-  onesweep<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 269, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 269, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 269, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 269, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 269, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8662,7 +7431,7 @@ template <bool Checked> HG_DEV void sweepPairsI32F64(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 282 "sort_types.go"
-  onesweep<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 282, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 282, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 282, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 282, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 282, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8692,7 +7461,7 @@ template <bool Checked> HG_DEV void sweepPairsU32I32(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 295 "sort_types.go"
-  onesweep<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 295, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 295, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 295, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 295, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 295, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8722,7 +7491,7 @@ template <bool Checked> HG_DEV void sweepPairsU32U32(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 308 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 308, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 308, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 308, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 308, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 308, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8752,7 +7521,7 @@ template <bool Checked> HG_DEV void sweepPairsU32I64(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 321 "sort_types.go"
-  onesweep<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 321, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 321, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 321, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 321, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 321, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8782,7 +7551,7 @@ template <bool Checked> HG_DEV void sweepPairsU32U64(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 334 "sort_types.go"
-  onesweep<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 334, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 334, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 334, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 334, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 334, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8812,7 +7581,7 @@ template <bool Checked> HG_DEV void sweepPairsU32F32(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 347 "sort_types.go"
-  onesweep<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 347, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 347, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 347, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 347, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 347, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8842,7 +7611,7 @@ template <bool Checked> HG_DEV void sweepPairsU32F64(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 360 "sort_types.go"
-  onesweep<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 360, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 360, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 360, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 360, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 360, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8872,7 +7641,7 @@ template <bool Checked> HG_DEV void sweepPairsI64I32(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 373 "sort_types.go"
-  onesweep<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 373, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 373, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 373, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 373, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 373, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8902,7 +7671,7 @@ template <bool Checked> HG_DEV void sweepPairsI64U32(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 386 "sort_types.go"
-  onesweep<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 386, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 386, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 386, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 386, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 386, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8932,7 +7701,7 @@ template <bool Checked> HG_DEV void sweepPairsI64I64(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 399 "sort_types.go"
-  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 399, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 399, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 399, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 399, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 399, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8962,7 +7731,7 @@ template <bool Checked> HG_DEV void sweepPairsI64U64(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 412 "sort_types.go"
-  onesweep<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 412, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 412, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 412, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 412, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 412, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -8992,7 +7761,7 @@ template <bool Checked> HG_DEV void sweepPairsI64F32(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 425 "sort_types.go"
-  onesweep<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 425, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 425, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 425, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 425, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 425, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9022,7 +7791,7 @@ template <bool Checked> HG_DEV void sweepPairsI64F64(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 438 "sort_types.go"
-  onesweep<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 438, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 438, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 438, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 438, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 438, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9052,7 +7821,7 @@ template <bool Checked> HG_DEV void sweepPairsU64I32(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 451 "sort_types.go"
-  onesweep<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 451, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 451, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 451, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 451, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 451, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9082,7 +7851,7 @@ template <bool Checked> HG_DEV void sweepPairsU64U32(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 464 "sort_types.go"
-  onesweep<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 464, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 464, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 464, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 464, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 464, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9112,7 +7881,7 @@ template <bool Checked> HG_DEV void sweepPairsU64I64(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 477 "sort_types.go"
-  onesweep<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 477, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 477, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 477, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 477, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 477, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9142,7 +7911,7 @@ template <bool Checked> HG_DEV void sweepPairsU64U64(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 490 "sort_types.go"
-  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 490, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 490, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 490, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 490, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 490, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9172,7 +7941,7 @@ template <bool Checked> HG_DEV void sweepPairsU64F32(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 503 "sort_types.go"
-  onesweep<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 503, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 503, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 503, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 503, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 503, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9202,7 +7971,7 @@ template <bool Checked> HG_DEV void sweepPairsU64F64(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 516 "sort_types.go"
-  onesweep<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 516, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 516, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 516, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 516, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 516, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9232,7 +8001,7 @@ template <bool Checked> HG_DEV void sweepPairsF32I32(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 529 "sort_types.go"
-  onesweep<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 529, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 529, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 529, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 529, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 529, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9262,7 +8031,7 @@ template <bool Checked> HG_DEV void sweepPairsF32U32(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 542 "sort_types.go"
-  onesweep<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 542, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 542, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 542, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 542, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 542, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9292,7 +8061,7 @@ template <bool Checked> HG_DEV void sweepPairsF32I64(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 555 "sort_types.go"
-  onesweep<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 555, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 555, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 555, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 555, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 555, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9322,7 +8091,7 @@ template <bool Checked> HG_DEV void sweepPairsF32U64(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 568 "sort_types.go"
-  onesweep<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 568, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 568, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 568, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 568, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 568, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9352,7 +8121,7 @@ template <bool Checked> HG_DEV void sweepPairsF32F32(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 581 "sort_types.go"
-  onesweep<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 581, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 581, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 581, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 581, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 581, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9382,7 +8151,7 @@ template <bool Checked> HG_DEV void sweepPairsF32F64(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 594 "sort_types.go"
-  onesweep<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 594, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 594, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 594, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 594, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 594, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9412,7 +8181,7 @@ template <bool Checked> HG_DEV void sweepPairsF64I32(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 607 "sort_types.go"
-  onesweep<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 607, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 607, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 607, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 607, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 607, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9442,7 +8211,7 @@ template <bool Checked> HG_DEV void sweepPairsF64U32(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 620 "sort_types.go"
-  onesweep<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 620, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 620, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 620, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 620, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 620, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9472,7 +8241,7 @@ template <bool Checked> HG_DEV void sweepPairsF64I64(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 633 "sort_types.go"
-  onesweep<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 633, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 633, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 633, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 633, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 633, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9502,7 +8271,7 @@ template <bool Checked> HG_DEV void sweepPairsF64U64(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 646 "sort_types.go"
-  onesweep<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 646, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 646, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 646, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 646, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 646, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9532,7 +8301,7 @@ template <bool Checked> HG_DEV void sweepPairsF64F32(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 659 "sort_types.go"
-  onesweep<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 659, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 659, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 659, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 659, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 659, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9562,7 +8331,7 @@ template <bool Checked> HG_DEV void sweepPairsF64F64(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 672 "sort_types.go"
-  onesweep<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 672, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 672, 30), wcnt, base, start, warps, hg_f);
+  onesweep<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 672, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 672, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 672, 26), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
@@ -9570,5 +8339,284 @@ extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64(const doub
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
   sweepPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 678 "sort_types.go"
+template <bool Checked> HG_DEV void sweepKeysU32T256x16m3(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sk;
+  hg_array<uint32_t, 4096>* sk = &hg_shared_sk;
+#line 680 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 681 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 682 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 683 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 684 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 684, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 684, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 684, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 3) sweep_keys_u32_t256x16m3(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T256x16m3<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256, 3) sweep_keys_u32_t256x16m3_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T256x16m3<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 690 "sort_types.go"
+template <bool Checked> HG_DEV void sweepKeysU32T256x16m4(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sk;
+  hg_array<uint32_t, 4096>* sk = &hg_shared_sk;
+#line 692 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 693 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 694 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 695 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 696 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 696, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 696, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 696, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 4) sweep_keys_u32_t256x16m4(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T256x16m4<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256, 4) sweep_keys_u32_t256x16m4_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T256x16m4<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 702 "sort_types.go"
+template <bool Checked> HG_DEV void sweepKeysU32T256x24(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 6144> hg_shared_sk;
+  hg_array<uint32_t, 6144>* sk = &hg_shared_sk;
+#line 704 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 705 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 706 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 707 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 708 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 24LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 708, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 708, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 708, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_t256x24(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T256x24<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_t256x24_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T256x24<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 714 "sort_types.go"
+template <bool Checked> HG_DEV void sweepKeysU32T384x16(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 6144> hg_shared_sk;
+  hg_array<uint32_t, 6144>* sk = &hg_shared_sk;
+#line 716 "sort_types.go"
+  __shared__ hg_array<uint32_t, 3072> hg_shared_wcnt;
+  hg_array<uint32_t, 3072>* wcnt = &hg_shared_wcnt;
+#line 717 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 718 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 719 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 720 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 720, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 720, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 720, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x16(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T384x16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x16_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T384x16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 726 "sort_types.go"
+template <bool Checked> HG_DEV void sweepKeysU32T384x16m2(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 6144> hg_shared_sk;
+  hg_array<uint32_t, 6144>* sk = &hg_shared_sk;
+#line 728 "sort_types.go"
+  __shared__ hg_array<uint32_t, 3072> hg_shared_wcnt;
+  hg_array<uint32_t, 3072>* wcnt = &hg_shared_wcnt;
+#line 729 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 730 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 731 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 732 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 732, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 732, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 732, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(384, 2) sweep_keys_u32_t384x16m2(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T384x16m2<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(384, 2) sweep_keys_u32_t384x16m2_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T384x16m2<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 738 "sort_types.go"
+template <bool Checked> HG_DEV void sweepKeysU32T384x20(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 7680> hg_shared_sk;
+  hg_array<uint32_t, 7680>* sk = &hg_shared_sk;
+#line 740 "sort_types.go"
+  __shared__ hg_array<uint32_t, 3072> hg_shared_wcnt;
+  hg_array<uint32_t, 3072>* wcnt = &hg_shared_wcnt;
+#line 741 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 742 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 743 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 744 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 20LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 744, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 744, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 744, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x20(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T384x20<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x20_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T384x20<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 750 "sort_types.go"
+template <bool Checked> HG_DEV void sweepKeysU32T512x12(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 6144> hg_shared_sk;
+  hg_array<uint32_t, 6144>* sk = &hg_shared_sk;
+#line 752 "sort_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_wcnt;
+  hg_array<uint32_t, 4096>* wcnt = &hg_shared_wcnt;
+#line 753 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 754 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 755 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 756 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 512LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 756, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 756, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 756, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(512) sweep_keys_u32_t512x12(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepKeysU32T512x12<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(512) sweep_keys_u32_t512x12_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepKeysU32T512x12<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 762 "sort_types.go"
+template <bool Checked> HG_DEV void sweepPairsU32U32T256x16m3(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sk;
+  hg_array<uint32_t, 4096>* sk = &hg_shared_sk;
+#line 764 "sort_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_sv;
+  hg_array<uint32_t, 4096>* sv = &hg_shared_sv;
+#line 765 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 766 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 767 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 768 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 769 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 769, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 769, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 769, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 3) sweep_pairs_u32_u32_t256x16m3(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU32U32T256x16m3<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256, 3) sweep_pairs_u32_u32_t256x16m3_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU32U32T256x16m3<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 775 "sort_types.go"
+template <bool Checked> HG_DEV void sweepPairsU32U32T256x18(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 4608> hg_shared_sk;
+  hg_array<uint32_t, 4608>* sk = &hg_shared_sk;
+#line 777 "sort_types.go"
+  __shared__ hg_array<uint32_t, 4608> hg_shared_sv;
+  hg_array<uint32_t, 4608>* sv = &hg_shared_sv;
+#line 778 "sort_types.go"
+  __shared__ hg_array<uint32_t, 2048> hg_shared_wcnt;
+  hg_array<uint32_t, 2048>* wcnt = &hg_shared_wcnt;
+#line 779 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 780 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 781 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 782 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 18LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 782, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 782, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 782, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32_t256x18(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU32U32T256x18<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32_t256x18_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU32U32T256x18<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+}
+
+#line 788 "sort_types.go"
+template <bool Checked> HG_DEV void sweepPairsU32U32T384x10(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<uint32_t> meta, hg_slice<uint32_t> states, long long p, long long shift, long long bits, bool desc, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 3840> hg_shared_sk;
+  hg_array<uint32_t, 3840>* sk = &hg_shared_sk;
+#line 790 "sort_types.go"
+  __shared__ hg_array<uint32_t, 3840> hg_shared_sv;
+  hg_array<uint32_t, 3840>* sv = &hg_shared_sv;
+#line 791 "sort_types.go"
+  __shared__ hg_array<uint32_t, 3072> hg_shared_wcnt;
+  hg_array<uint32_t, 3072>* wcnt = &hg_shared_wcnt;
+#line 792 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_base;
+  hg_array<uint32_t, 256>* base = &hg_shared_base;
+#line 793 "sort_types.go"
+  __shared__ hg_array<uint32_t, 256> hg_shared_start;
+  hg_array<uint32_t, 256>* start = &hg_shared_start;
+#line 794 "sort_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warps;
+  hg_array<uint32_t, 32>* warps = &hg_shared_warps;
+#line 795 "sort_types.go"
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 10LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 795, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 795, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 795, 26), base, start, warps, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(384) sweep_pairs_u32_u32_t384x10(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
+  sweepPairsU32U32T384x10<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(384) sweep_pairs_u32_u32_t384x10_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
+  sweepPairsU32U32T384x10<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
 }
 

@@ -103,3 +103,19 @@ func DynDevice(t kernel.Thread, out []float32) {
 	t.SyncThreads()
 	out[t.GlobalX()] = dynAt(t, t.BlockDim().X-1-t.ThreadIdx().X)
 }
+
+// Unrolled keeps its per-item array in registers: each loop over it
+// unrolls in full (//hipgo:unroll).
+//
+//hipgo:kernel
+func Unrolled(t kernel.Thread, x []float32) {
+	var v [4]float32
+	//hipgo:unroll
+	for j := 0; j < 4; j++ {
+		v[j] = x[4*t.GlobalX()+j]
+	}
+	//hipgo:unroll
+	for j := range v {
+		x[4*t.GlobalX()+j] = v[j] * 2
+	}
+}
