@@ -201,16 +201,16 @@ func runsData(b *testing.B, s *stream.Stream, n, run int) *buffer.Buffer[int32] 
 	return upload(b, s.Device(), h)
 }
 
-// sweepShapes are the one-pass selection's tile shapes (work-items,
+// selectShapes are the one-pass selection's tile shapes (work-items,
 // elements each) that BenchmarkSelect and BenchmarkRunLengthEncode try
 // beside the default one, under names ending in shape=BxI.
-var sweepShapes = [][2]int{{128, 16}, {256, 8}, {256, 12}, {256, 24}, {128, 32}}
+var selectShapes = [][2]int{{128, 16}, {256, 8}, {256, 12}, {256, 24}, {128, 32}}
 
 // withShapes runs f at the default tile shape under name, then at each
-// of sweepShapes under name/shape=BxI.
+// of selectShapes under name/shape=BxI.
 func withShapes(b *testing.B, name string, f func(b *testing.B)) {
 	b.Run(name, f)
-	for _, sh := range sweepShapes {
+	for _, sh := range selectShapes {
 		b.Run(fmt.Sprintf("%s/shape=%dx%d", name, sh[0], sh[1]), func(b *testing.B) {
 			defer func(bl, it int) { selectBlock, selectItems = bl, it }(selectBlock, selectItems)
 			selectBlock, selectItems = sh[0], sh[1]

@@ -27,11 +27,11 @@ var goKernelsObject0 string
 // the cpu agent, the code objects clang built, and their C++.
 var goKernels = gokernel.New(gokernel.Spec{
 	Name:    "prim",
-	Set:     kernel.NewSet("prim", runLengthsKernel, sweepScanKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel, sortHistI8Kernel, sweepKeysI8Kernel, sortHistU8Kernel, sweepKeysU8Kernel, sortHistI16Kernel, sweepKeysI16Kernel, sortHistU16Kernel, sweepKeysU16Kernel, sortHistI32Kernel, sweepKeysI32Kernel, sortHistU32Kernel, sweepKeysU32Kernel, sortHistI64Kernel, sweepKeysI64Kernel, sortHistU64Kernel, sweepKeysU64Kernel, sortHistF32Kernel, sweepKeysF32Kernel, sortHistF64Kernel, sweepKeysF64Kernel, sweepPairsI32I32Kernel, sweepPairsI32U32Kernel, sweepPairsI32I64Kernel, sweepPairsI32U64Kernel, sweepPairsI32F32Kernel, sweepPairsI32F64Kernel, sweepPairsU32I32Kernel, sweepPairsU32U32Kernel, sweepPairsU32I64Kernel, sweepPairsU32U64Kernel, sweepPairsU32F32Kernel, sweepPairsU32F64Kernel, sweepPairsI64I32Kernel, sweepPairsI64U32Kernel, sweepPairsI64I64Kernel, sweepPairsI64U64Kernel, sweepPairsI64F32Kernel, sweepPairsI64F64Kernel, sweepPairsU64I32Kernel, sweepPairsU64U32Kernel, sweepPairsU64I64Kernel, sweepPairsU64U64Kernel, sweepPairsU64F32Kernel, sweepPairsU64F64Kernel, sweepPairsF32I32Kernel, sweepPairsF32U32Kernel, sweepPairsF32I64Kernel, sweepPairsF32U64Kernel, sweepPairsF32F32Kernel, sweepPairsF32F64Kernel, sweepPairsF64I32Kernel, sweepPairsF64U32Kernel, sweepPairsF64I64Kernel, sweepPairsF64U64Kernel, sweepPairsF64F32Kernel, sweepPairsF64F64Kernel, sweepKeysU32T256x16m3Kernel, sweepKeysU32T256x16m4Kernel, sweepKeysU32T256x24Kernel, sweepKeysU32T384x16Kernel, sweepKeysU32T384x16m2Kernel, sweepKeysU32T384x20Kernel, sweepKeysU32T512x12Kernel, sweepPairsU32U32T256x16m3Kernel, sweepPairsU32U32T256x18Kernel, sweepPairsU32U32T384x10Kernel),
+	Set:     kernel.NewSet("prim", runLengthsKernel, sweepScanKernel, reduceI32Kernel, argReduceI32Kernel, scanUpI32Kernel, scanI32Kernel, scanLBI32Kernel, segScanLBI32Kernel, unaryI32Kernel, binaryI32Kernel, segReduceI32Kernel, selectCountI32Kernel, selectScatterI32Kernel, segScanI32Kernel, reduceU32Kernel, argReduceU32Kernel, scanUpU32Kernel, scanU32Kernel, scanLBU32Kernel, segScanLBU32Kernel, unaryU32Kernel, binaryU32Kernel, segReduceU32Kernel, selectCountU32Kernel, selectScatterU32Kernel, segScanU32Kernel, reduceI64Kernel, argReduceI64Kernel, scanUpI64Kernel, scanI64Kernel, scanLBI64Kernel, segScanLBI64Kernel, unaryI64Kernel, binaryI64Kernel, segReduceI64Kernel, selectCountI64Kernel, selectScatterI64Kernel, segScanI64Kernel, reduceU64Kernel, argReduceU64Kernel, scanUpU64Kernel, scanU64Kernel, scanLBU64Kernel, segScanLBU64Kernel, unaryU64Kernel, binaryU64Kernel, segReduceU64Kernel, selectCountU64Kernel, selectScatterU64Kernel, segScanU64Kernel, reduceF32Kernel, argReduceF32Kernel, scanUpF32Kernel, scanF32Kernel, scanLBF32Kernel, segScanLBF32Kernel, unaryF32Kernel, binaryF32Kernel, segReduceF32Kernel, selectCountF32Kernel, selectScatterF32Kernel, segScanF32Kernel, reduceF64Kernel, argReduceF64Kernel, scanUpF64Kernel, scanF64Kernel, scanLBF64Kernel, segScanLBF64Kernel, unaryF64Kernel, binaryF64Kernel, segReduceF64Kernel, selectCountF64Kernel, selectScatterF64Kernel, segScanF64Kernel, histogramU8Kernel, histogramU16Kernel, histogramI32Kernel, histogramU32Kernel, histogramF32Kernel, histogramF64Kernel, sortCountI8Kernel, sortKeysI8Kernel, keyHeadsI8Kernel, mergeBlockI8Kernel, mergePassI8Kernel, sortCountU8Kernel, sortKeysU8Kernel, keyHeadsU8Kernel, mergeBlockU8Kernel, mergePassU8Kernel, sortCountI16Kernel, sortKeysI16Kernel, keyHeadsI16Kernel, mergeBlockI16Kernel, mergePassI16Kernel, sortCountU16Kernel, sortKeysU16Kernel, keyHeadsU16Kernel, mergeBlockU16Kernel, mergePassU16Kernel, sortCountI32Kernel, sortKeysI32Kernel, keyHeadsI32Kernel, mergeBlockI32Kernel, mergePassI32Kernel, sortCountU32Kernel, sortKeysU32Kernel, keyHeadsU32Kernel, mergeBlockU32Kernel, mergePassU32Kernel, sortCountI64Kernel, sortKeysI64Kernel, keyHeadsI64Kernel, mergeBlockI64Kernel, mergePassI64Kernel, sortCountU64Kernel, sortKeysU64Kernel, keyHeadsU64Kernel, mergeBlockU64Kernel, mergePassU64Kernel, sortCountF32Kernel, sortKeysF32Kernel, keyHeadsF32Kernel, mergeBlockF32Kernel, mergePassF32Kernel, sortCountF64Kernel, sortKeysF64Kernel, keyHeadsF64Kernel, mergeBlockF64Kernel, mergePassF64Kernel, gatherI32Kernel, gatherU32Kernel, gatherI64Kernel, gatherU64Kernel, gatherF32Kernel, gatherF64Kernel, sortPairsI32I32Kernel, sortPairsI32U32Kernel, sortPairsI32I64Kernel, sortPairsI32U64Kernel, sortPairsI32F32Kernel, sortPairsI32F64Kernel, sortPairsU32I32Kernel, sortPairsU32U32Kernel, sortPairsU32I64Kernel, sortPairsU32U64Kernel, sortPairsU32F32Kernel, sortPairsU32F64Kernel, sortPairsI64I32Kernel, sortPairsI64U32Kernel, sortPairsI64I64Kernel, sortPairsI64U64Kernel, sortPairsI64F32Kernel, sortPairsI64F64Kernel, sortPairsU64I32Kernel, sortPairsU64U32Kernel, sortPairsU64I64Kernel, sortPairsU64U64Kernel, sortPairsU64F32Kernel, sortPairsU64F64Kernel, sortPairsF32I32Kernel, sortPairsF32U32Kernel, sortPairsF32I64Kernel, sortPairsF32U64Kernel, sortPairsF32F32Kernel, sortPairsF32F64Kernel, sortPairsF64I32Kernel, sortPairsF64U32Kernel, sortPairsF64I64Kernel, sortPairsF64U64Kernel, sortPairsF64F32Kernel, sortPairsF64F64Kernel, selectSweepI32Kernel, selectReverseI32Kernel, selectSweepU32Kernel, selectReverseU32Kernel, selectSweepI64Kernel, selectReverseI64Kernel, selectSweepU64Kernel, selectReverseU64Kernel, selectSweepF32Kernel, selectReverseF32Kernel, selectSweepF64Kernel, selectReverseF64Kernel, sortHistI8Kernel, sweepKeysI8Kernel, sortHistU8Kernel, sweepKeysU8Kernel, sortHistI16Kernel, sweepKeysI16Kernel, sortHistU16Kernel, sweepKeysU16Kernel, sortHistI32Kernel, sweepKeysI32Kernel, sortHistU32Kernel, sweepKeysU32Kernel, sortHistI64Kernel, sweepKeysI64Kernel, sortHistU64Kernel, sweepKeysU64Kernel, sortHistF32Kernel, sweepKeysF32Kernel, sortHistF64Kernel, sweepKeysF64Kernel, sweepPairsI32I32Kernel, sweepPairsI32U32Kernel, sweepPairsI32I64Kernel, sweepPairsI32U64Kernel, sweepPairsI32F32Kernel, sweepPairsI32F64Kernel, sweepPairsU32I32Kernel, sweepPairsU32U32Kernel, sweepPairsU32I64Kernel, sweepPairsU32U64Kernel, sweepPairsU32F32Kernel, sweepPairsU32F64Kernel, sweepPairsI64I32Kernel, sweepPairsI64U32Kernel, sweepPairsI64I64Kernel, sweepPairsI64U64Kernel, sweepPairsI64F32Kernel, sweepPairsI64F64Kernel, sweepPairsU64I32Kernel, sweepPairsU64U32Kernel, sweepPairsU64I64Kernel, sweepPairsU64U64Kernel, sweepPairsU64F32Kernel, sweepPairsU64F64Kernel, sweepPairsF32I32Kernel, sweepPairsF32U32Kernel, sweepPairsF32I64Kernel, sweepPairsF32U64Kernel, sweepPairsF32F32Kernel, sweepPairsF32F64Kernel, sweepPairsF64I32Kernel, sweepPairsF64U32Kernel, sweepPairsF64I64Kernel, sweepPairsF64U64Kernel, sweepPairsF64F32Kernel, sweepPairsF64F64Kernel, sweepKeysU32T256x16m3Kernel, sweepKeysU32T256x16m4Kernel, sweepKeysU32T256x24Kernel, sweepKeysU32T384x16Kernel, sweepKeysU32T384x16m2Kernel, sweepKeysU32T384x20Kernel, sweepKeysU32T512x12Kernel, sweepPairsU32U32T256x16m3Kernel, sweepPairsU32U32T256x18Kernel, sweepPairsU32U32T384x10Kernel),
 	Source:  goKernelsSource,
-	Kernels: []string{"run_lengths", "sweep_scan", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64", "sweep_keys_u32_t256x16m3", "sweep_keys_u32_t256x16m4", "sweep_keys_u32_t256x24", "sweep_keys_u32_t384x16", "sweep_keys_u32_t384x16m2", "sweep_keys_u32_t384x20", "sweep_keys_u32_t512x12", "sweep_pairs_u32_u32_t256x16m3", "sweep_pairs_u32_u32_t256x18", "sweep_pairs_u32_u32_t384x10"},
-	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_sort.go", "kernels_types.go", "merge.go", "merge_with.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scan_with.go", "scratch.go", "segmented.go", "select.go", "sort.go", "sort_dispatch_types.go", "sort_onesweep.go", "sort_types.go", "transform.go", "with_device.go"},
-	Objects: []any{gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject0, 31707752, "0c1a83841e8f48fc66cd5d26bda4dc9f3c865cba527f4d301af603f250f6d9c4")},
+	Kernels: []string{"run_lengths", "sweep_scan", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "seg_scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "seg_scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "seg_scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "seg_scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "seg_scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "seg_scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "select_sweep_i32", "select_reverse_i32", "select_sweep_u32", "select_reverse_u32", "select_sweep_i64", "select_reverse_i64", "select_sweep_u64", "select_reverse_u64", "select_sweep_f32", "select_reverse_f32", "select_sweep_f64", "select_reverse_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64", "sweep_keys_u32_t256x16m3", "sweep_keys_u32_t256x16m4", "sweep_keys_u32_t256x24", "sweep_keys_u32_t384x16", "sweep_keys_u32_t384x16m2", "sweep_keys_u32_t384x20", "sweep_keys_u32_t512x12", "sweep_pairs_u32_u32_t256x16m3", "sweep_pairs_u32_u32_t256x18", "sweep_pairs_u32_u32_t384x10"},
+	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_select_sweep.go", "kernels_sort.go", "kernels_types.go", "merge.go", "merge_with.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scan_with.go", "scratch.go", "segmented.go", "select.go", "select_dispatch_types.go", "select_sweep.go", "select_types.go", "sort.go", "sort_dispatch_types.go", "sort_onesweep.go", "sort_types.go", "transform.go", "with_device.go"},
+	Objects: []any{gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject0, 36336615, "24697319cc1bf28bf98b2e90bcdf8dca3adce0c89ee9130d1b202cf2de0e04c1")},
 })
 
 // runLengthsArgs is the kernarg layout of run_lengths's C++ entry point.
@@ -358,35 +358,38 @@ type scanLBI32Args struct {
 	in        rocr.ConstPtr[int32]
 	inLen     int64
 	out       rocr.Ptr[int32]
+	outLen    int64
 	agg       rocr.Ptr[int32]
 	incl      rocr.Ptr[int32]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBI32Kernel runs scanLBI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:57: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:60: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
 var scanLBI32Kernel = kernel.Define("scan_lbi32", func(b *kernel.Block, a *scanLBI32Args) {
 	f := kernelimpl.Frame[scanLBI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBI32Frame](t)
-		scanLBI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(256), kernelimpl.Lockstep())
+}, kernel.StaticShared(272), kernelimpl.Lockstep())
 
 // LaunchScanLBI32 launches scanLBI32 (kernels_types.go:53) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], agg buffer.Array[int32], incl buffer.Array[int32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], agg buffer.Array[int32], incl buffer.Array[int32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 0 (in): nil buffer")
 	}
@@ -399,20 +402,91 @@ func LaunchScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi32 argument 4 (states): nil buffer")
 	}
 	ld, checked, err := goKernels.Prepare(s, 6)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
 	return ld.Launch(s, 6, checked, grid, block, sharedMem, &args)
+}
+
+// segScanLBI32Args is the kernarg layout of seg_scan_lbi32's C++ entry point.
+type segScanLBI32Args struct {
+	in        rocr.ConstPtr[int32]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	headsLen  int64
+	out       rocr.Ptr[int32]
+	outLen    int64
+	agg       rocr.Ptr[int32]
+	incl      rocr.Ptr[int32]
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	exclusive uint8
+	vec       uint8
+	tile      int64
+}
+
+// segScanLBI32Kernel runs segScanLBI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:78: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
+var segScanLBI32Kernel = kernel.Define("seg_scan_lbi32", func(b *kernel.Block, a *segScanLBI32Args) {
+	f := kernelimpl.Frame[segScanLBI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
+	f.p2 = kernelimpl.View(b, a.out, a.outLen)
+	f.p3 = kernelimpl.ViewRest(b, a.agg)
+	f.p4 = kernelimpl.ViewRest(b, a.incl)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = a.exclusive != 0
+	f.p7 = a.vec != 0
+	f.p8 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanLBI32Frame](t)
+		segScanLBI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+	})
+}, kernel.StaticShared(3216), kernelimpl.Lockstep())
+
+// LaunchSegScanLBI32 launches segScanLBI32 (kernels_types.go:68) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanLBI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], heads buffer.Array[uint8], out buffer.Array[int32], agg buffer.Array[int32], incl buffer.Array[int32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 2 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 3 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 4 (incl): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 7)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
 }
 
 // unaryI32Args is the kernarg layout of unary_i32's C++ entry point.
@@ -452,7 +526,7 @@ var unaryI32Kernel = kernel.Define("unary_i32", func(b *kernel.Block, a *unaryI3
 	}
 })
 
-// LaunchUnaryI32 launches unaryI32 (kernels_types.go:63) on s: grid blocks of block threads, with
+// LaunchUnaryI32 launches unaryI32 (kernels_types.go:86) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], op int32, a int32, span int, vec bool) error {
@@ -462,7 +536,7 @@ func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_i32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 7)
+	ld, checked, err := goKernels.Prepare(s, 8)
 	if err != nil {
 		return err
 	}
@@ -472,7 +546,7 @@ func LaunchUnaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 7, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
 }
 
 // binaryI32Args is the kernarg layout of binary_i32's C++ entry point.
@@ -512,7 +586,7 @@ var binaryI32Kernel = kernel.Define("binary_i32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryI32 launches binaryI32 (kernels_types.go:74) on s: grid blocks of block threads, with
+// LaunchBinaryI32 launches binaryI32 (kernels_types.go:97) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int32], y buffer.Array[int32], out buffer.Array[int32], op int32, span int, vec bool) error {
@@ -525,7 +599,7 @@ func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_i32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 8)
+	ld, checked, err := goKernels.Prepare(s, 9)
 	if err != nil {
 		return err
 	}
@@ -535,7 +609,7 @@ func LaunchBinaryI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 8, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceI32Args is the kernarg layout of seg_reduce_i32's C++ entry point.
@@ -570,7 +644,7 @@ var segReduceI32Kernel = kernel.Define("seg_reduce_i32", func(b *kernel.Block, a
 	segReduceI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceI32 launches segReduceI32 (kernels_types.go:85) on s: grid blocks of block threads, with
+// LaunchSegReduceI32 launches segReduceI32 (kernels_types.go:108) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], offs buffer.Array[int64], out buffer.Array[int32], id int32, op int32, span int) error {
@@ -583,7 +657,7 @@ func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 9)
+	ld, checked, err := goKernels.Prepare(s, 10)
 	if err != nil {
 		return err
 	}
@@ -593,7 +667,7 @@ func LaunchSegReduceI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 9, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountI32Args is the kernarg layout of select_count_i32's C++ entry point.
@@ -627,7 +701,7 @@ var selectCountI32Kernel = kernel.Define("select_count_i32", func(b *kernel.Bloc
 	selectCountI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountI32 launches selectCountI32 (kernels_types.go:93) on s: grid blocks of block threads, with
+// LaunchSelectCountI32 launches selectCountI32 (kernels_types.go:116) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a int32, tile int) error {
@@ -640,7 +714,7 @@ func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i32 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 10)
+	ld, checked, err := goKernels.Prepare(s, 11)
 	if err != nil {
 		return err
 	}
@@ -650,7 +724,7 @@ func LaunchSelectCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 10, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterI32Args is the kernarg layout of select_scatter_i32's C++ entry point.
@@ -700,7 +774,7 @@ var selectScatterI32Kernel = kernel.Define("select_scatter_i32", func(b *kernel.
 	selectScatterI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterI32 launches selectScatterI32 (kernels_types.go:101) on s: grid blocks of block threads, with
+// LaunchSelectScatterI32 launches selectScatterI32 (kernels_types.go:124) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], out buffer.Array[int32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a int32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -725,7 +799,7 @@ func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i32 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 11)
+	ld, checked, err := goKernels.Prepare(s, 12)
 	if err != nil {
 		return err
 	}
@@ -735,7 +809,7 @@ func LaunchSelectScatterI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 11, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
 }
 
 // segScanI32Args is the kernarg layout of seg_scan_i32's C++ entry point.
@@ -777,7 +851,7 @@ var segScanI32Kernel = kernel.Define("seg_scan_i32", func(b *kernel.Block, a *se
 	segScanI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanI32 launches segScanI32 (kernels_types.go:110) on s: grid blocks of block threads, with
+// LaunchSegScanI32 launches segScanI32 (kernels_types.go:133) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], heads buffer.Array[uint8], out buffer.Array[int32], sums buffer.Array[int32], sumHeads buffer.Array[uint8], carryIn buffer.Array[int32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -799,7 +873,7 @@ func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i32 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 12)
+	ld, checked, err := goKernels.Prepare(s, 13)
 	if err != nil {
 		return err
 	}
@@ -809,7 +883,7 @@ func LaunchSegScanI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 12, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
 }
 
 // reduceU32Args is the kernarg layout of reduce_u32's C++ entry point.
@@ -824,7 +898,7 @@ type reduceU32Args struct {
 }
 
 // reduceU32Kernel runs reduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:124: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:147: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduceU32Args) {
 	f := kernelimpl.Frame[reduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -839,7 +913,7 @@ var reduceU32Kernel = kernel.Define("reduce_u32", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchReduceU32 launches reduceU32 (kernels_types.go:121) on s: grid blocks of block threads, with
+// LaunchReduceU32 launches reduceU32 (kernels_types.go:144) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], id uint32, op int32, span int, vec bool) error {
@@ -849,7 +923,7 @@ func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_u32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 13)
+	ld, checked, err := goKernels.Prepare(s, 14)
 	if err != nil {
 		return err
 	}
@@ -859,7 +933,7 @@ func LaunchReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 13, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceU32Args is the kernarg layout of arg_reduce_u32's C++ entry point.
@@ -876,7 +950,7 @@ type argReduceU32Args struct {
 }
 
 // argReduceU32Kernel runs argReduceU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:138: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:161: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a *argReduceU32Args) {
 	f := kernelimpl.Frame[argReduceU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -893,7 +967,7 @@ var argReduceU32Kernel = kernel.Define("arg_reduce_u32", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:133) on s: grid blocks of block threads, with
+// LaunchArgReduceU32 launches argReduceU32 (kernels_types.go:156) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], inI buffer.Array[int64], outV buffer.Array[uint32], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -909,7 +983,7 @@ func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_u32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 14)
+	ld, checked, err := goKernels.Prepare(s, 15)
 	if err != nil {
 		return err
 	}
@@ -919,7 +993,7 @@ func LaunchArgReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 14, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpU32Args is the kernarg layout of scan_up_u32's C++ entry point.
@@ -949,7 +1023,7 @@ var scanUpU32Kernel = kernel.Define("scan_up_u32", func(b *kernel.Block, a *scan
 	scanUpU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanUpU32 launches scanUpU32 (kernels_types.go:147) on s: grid blocks of block threads, with
+// LaunchScanUpU32 launches scanUpU32 (kernels_types.go:170) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], sums buffer.Array[uint32], tile int, tpb int) error {
@@ -959,7 +1033,7 @@ func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_u32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 15)
+	ld, checked, err := goKernels.Prepare(s, 16)
 	if err != nil {
 		return err
 	}
@@ -969,7 +1043,7 @@ func LaunchScanUpU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 15, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
 }
 
 // scanU32Args is the kernarg layout of scan_u32's C++ entry point.
@@ -1005,7 +1079,7 @@ var scanU32Kernel = kernel.Define("scan_u32", func(b *kernel.Block, a *scanU32Ar
 	scanU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanU32 launches scanU32 (kernels_types.go:155) on s: grid blocks of block threads, with
+// LaunchScanU32 launches scanU32 (kernels_types.go:178) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], offs buffer.Array[uint32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -1018,7 +1092,7 @@ func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_u32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 16)
+	ld, checked, err := goKernels.Prepare(s, 17)
 	if err != nil {
 		return err
 	}
@@ -1028,7 +1102,7 @@ func LaunchScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 16, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBU32Args is the kernarg layout of scan_lbu32's C++ entry point.
@@ -1036,35 +1110,38 @@ type scanLBU32Args struct {
 	in        rocr.ConstPtr[uint32]
 	inLen     int64
 	out       rocr.Ptr[uint32]
+	outLen    int64
 	agg       rocr.Ptr[uint32]
 	incl      rocr.Ptr[uint32]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBU32Kernel runs scanLBU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:168: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:194: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
 var scanLBU32Kernel = kernel.Define("scan_lbu32", func(b *kernel.Block, a *scanLBU32Args) {
 	f := kernelimpl.Frame[scanLBU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBU32Frame](t)
-		scanLBU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(256), kernelimpl.Lockstep())
+}, kernel.StaticShared(272), kernelimpl.Lockstep())
 
-// LaunchScanLBU32 launches scanLBU32 (kernels_types.go:164) on s: grid blocks of block threads, with
+// LaunchScanLBU32 launches scanLBU32 (kernels_types.go:187) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], agg buffer.Array[uint32], incl buffer.Array[uint32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], agg buffer.Array[uint32], incl buffer.Array[uint32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 0 (in): nil buffer")
 	}
@@ -1077,20 +1154,91 @@ func LaunchScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu32 argument 4 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 17)
+	ld, checked, err := goKernels.Prepare(s, 18)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 17, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
+}
+
+// segScanLBU32Args is the kernarg layout of seg_scan_lbu32's C++ entry point.
+type segScanLBU32Args struct {
+	in        rocr.ConstPtr[uint32]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	headsLen  int64
+	out       rocr.Ptr[uint32]
+	outLen    int64
+	agg       rocr.Ptr[uint32]
+	incl      rocr.Ptr[uint32]
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	exclusive uint8
+	vec       uint8
+	tile      int64
+}
+
+// segScanLBU32Kernel runs segScanLBU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:212: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
+var segScanLBU32Kernel = kernel.Define("seg_scan_lbu32", func(b *kernel.Block, a *segScanLBU32Args) {
+	f := kernelimpl.Frame[segScanLBU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
+	f.p2 = kernelimpl.View(b, a.out, a.outLen)
+	f.p3 = kernelimpl.ViewRest(b, a.agg)
+	f.p4 = kernelimpl.ViewRest(b, a.incl)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = a.exclusive != 0
+	f.p7 = a.vec != 0
+	f.p8 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanLBU32Frame](t)
+		segScanLBU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+	})
+}, kernel.StaticShared(3216), kernelimpl.Lockstep())
+
+// LaunchSegScanLBU32 launches segScanLBU32 (kernels_types.go:202) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanLBU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], heads buffer.Array[uint8], out buffer.Array[uint32], agg buffer.Array[uint32], incl buffer.Array[uint32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 2 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 3 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 4 (incl): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 19)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
 }
 
 // unaryU32Args is the kernarg layout of unary_u32's C++ entry point.
@@ -1130,7 +1278,7 @@ var unaryU32Kernel = kernel.Define("unary_u32", func(b *kernel.Block, a *unaryU3
 	}
 })
 
-// LaunchUnaryU32 launches unaryU32 (kernels_types.go:174) on s: grid blocks of block threads, with
+// LaunchUnaryU32 launches unaryU32 (kernels_types.go:220) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], op int32, a uint32, span int, vec bool) error {
@@ -1140,7 +1288,7 @@ func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_u32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 18)
+	ld, checked, err := goKernels.Prepare(s, 20)
 	if err != nil {
 		return err
 	}
@@ -1150,7 +1298,7 @@ func LaunchUnaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 18, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
 }
 
 // binaryU32Args is the kernarg layout of binary_u32's C++ entry point.
@@ -1190,7 +1338,7 @@ var binaryU32Kernel = kernel.Define("binary_u32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryU32 launches binaryU32 (kernels_types.go:185) on s: grid blocks of block threads, with
+// LaunchBinaryU32 launches binaryU32 (kernels_types.go:231) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint32], y buffer.Array[uint32], out buffer.Array[uint32], op int32, span int, vec bool) error {
@@ -1203,7 +1351,7 @@ func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_u32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 19)
+	ld, checked, err := goKernels.Prepare(s, 21)
 	if err != nil {
 		return err
 	}
@@ -1213,7 +1361,7 @@ func LaunchBinaryU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 19, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceU32Args is the kernarg layout of seg_reduce_u32's C++ entry point.
@@ -1248,7 +1396,7 @@ var segReduceU32Kernel = kernel.Define("seg_reduce_u32", func(b *kernel.Block, a
 	segReduceU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceU32 launches segReduceU32 (kernels_types.go:196) on s: grid blocks of block threads, with
+// LaunchSegReduceU32 launches segReduceU32 (kernels_types.go:242) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], offs buffer.Array[int64], out buffer.Array[uint32], id uint32, op int32, span int) error {
@@ -1261,7 +1409,7 @@ func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 20)
+	ld, checked, err := goKernels.Prepare(s, 22)
 	if err != nil {
 		return err
 	}
@@ -1271,7 +1419,7 @@ func LaunchSegReduceU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 20, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountU32Args is the kernarg layout of select_count_u32's C++ entry point.
@@ -1305,7 +1453,7 @@ var selectCountU32Kernel = kernel.Define("select_count_u32", func(b *kernel.Bloc
 	selectCountU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountU32 launches selectCountU32 (kernels_types.go:204) on s: grid blocks of block threads, with
+// LaunchSelectCountU32 launches selectCountU32 (kernels_types.go:250) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a uint32, tile int) error {
@@ -1318,7 +1466,7 @@ func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u32 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 21)
+	ld, checked, err := goKernels.Prepare(s, 23)
 	if err != nil {
 		return err
 	}
@@ -1328,7 +1476,7 @@ func LaunchSelectCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 21, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 23, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterU32Args is the kernarg layout of select_scatter_u32's C++ entry point.
@@ -1378,7 +1526,7 @@ var selectScatterU32Kernel = kernel.Define("select_scatter_u32", func(b *kernel.
 	selectScatterU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterU32 launches selectScatterU32 (kernels_types.go:212) on s: grid blocks of block threads, with
+// LaunchSelectScatterU32 launches selectScatterU32 (kernels_types.go:258) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], out buffer.Array[uint32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a uint32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -1403,7 +1551,7 @@ func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u32 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 22)
+	ld, checked, err := goKernels.Prepare(s, 24)
 	if err != nil {
 		return err
 	}
@@ -1413,7 +1561,7 @@ func LaunchSelectScatterU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 22, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 24, checked, grid, block, sharedMem, &args)
 }
 
 // segScanU32Args is the kernarg layout of seg_scan_u32's C++ entry point.
@@ -1455,7 +1603,7 @@ var segScanU32Kernel = kernel.Define("seg_scan_u32", func(b *kernel.Block, a *se
 	segScanU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanU32 launches segScanU32 (kernels_types.go:221) on s: grid blocks of block threads, with
+// LaunchSegScanU32 launches segScanU32 (kernels_types.go:267) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], heads buffer.Array[uint8], out buffer.Array[uint32], sums buffer.Array[uint32], sumHeads buffer.Array[uint8], carryIn buffer.Array[uint32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -1477,7 +1625,7 @@ func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u32 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 23)
+	ld, checked, err := goKernels.Prepare(s, 25)
 	if err != nil {
 		return err
 	}
@@ -1487,7 +1635,7 @@ func LaunchSegScanU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 23, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 25, checked, grid, block, sharedMem, &args)
 }
 
 // reduceI64Args is the kernarg layout of reduce_i64's C++ entry point.
@@ -1502,7 +1650,7 @@ type reduceI64Args struct {
 }
 
 // reduceI64Kernel runs reduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:235: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:281: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduceI64Args) {
 	f := kernelimpl.Frame[reduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1517,7 +1665,7 @@ var reduceI64Kernel = kernel.Define("reduce_i64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceI64 launches reduceI64 (kernels_types.go:232) on s: grid blocks of block threads, with
+// LaunchReduceI64 launches reduceI64 (kernels_types.go:278) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int, vec bool) error {
@@ -1527,7 +1675,7 @@ func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_i64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 24)
+	ld, checked, err := goKernels.Prepare(s, 26)
 	if err != nil {
 		return err
 	}
@@ -1537,7 +1685,7 @@ func LaunchReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 24, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 26, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceI64Args is the kernarg layout of arg_reduce_i64's C++ entry point.
@@ -1554,7 +1702,7 @@ type argReduceI64Args struct {
 }
 
 // argReduceI64Kernel runs argReduceI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:249: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:295: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a *argReduceI64Args) {
 	f := kernelimpl.Frame[argReduceI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -1571,7 +1719,7 @@ var argReduceI64Kernel = kernel.Define("arg_reduce_i64", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:244) on s: grid blocks of block threads, with
+// LaunchArgReduceI64 launches argReduceI64 (kernels_types.go:290) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], inI buffer.Array[int64], outV buffer.Array[int64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -1587,7 +1735,7 @@ func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_i64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 25)
+	ld, checked, err := goKernels.Prepare(s, 27)
 	if err != nil {
 		return err
 	}
@@ -1597,7 +1745,7 @@ func LaunchArgReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 25, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpI64Args is the kernarg layout of scan_up_i64's C++ entry point.
@@ -1627,7 +1775,7 @@ var scanUpI64Kernel = kernel.Define("scan_up_i64", func(b *kernel.Block, a *scan
 	scanUpI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpI64 launches scanUpI64 (kernels_types.go:258) on s: grid blocks of block threads, with
+// LaunchScanUpI64 launches scanUpI64 (kernels_types.go:304) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], sums buffer.Array[int64], tile int, tpb int) error {
@@ -1637,7 +1785,7 @@ func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_i64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 26)
+	ld, checked, err := goKernels.Prepare(s, 28)
 	if err != nil {
 		return err
 	}
@@ -1647,7 +1795,7 @@ func LaunchScanUpI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 26, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 28, checked, grid, block, sharedMem, &args)
 }
 
 // scanI64Args is the kernarg layout of scan_i64's C++ entry point.
@@ -1683,7 +1831,7 @@ var scanI64Kernel = kernel.Define("scan_i64", func(b *kernel.Block, a *scanI64Ar
 	scanI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanI64 launches scanI64 (kernels_types.go:266) on s: grid blocks of block threads, with
+// LaunchScanI64 launches scanI64 (kernels_types.go:312) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], offs buffer.Array[int64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -1696,7 +1844,7 @@ func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_i64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 27)
+	ld, checked, err := goKernels.Prepare(s, 29)
 	if err != nil {
 		return err
 	}
@@ -1706,7 +1854,7 @@ func LaunchScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 27, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 29, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBI64Args is the kernarg layout of scan_lbi64's C++ entry point.
@@ -1714,35 +1862,38 @@ type scanLBI64Args struct {
 	in        rocr.ConstPtr[int64]
 	inLen     int64
 	out       rocr.Ptr[int64]
+	outLen    int64
 	agg       rocr.Ptr[int64]
 	incl      rocr.Ptr[int64]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBI64Kernel runs scanLBI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:279: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:328: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
 var scanLBI64Kernel = kernel.Define("scan_lbi64", func(b *kernel.Block, a *scanLBI64Args) {
 	f := kernelimpl.Frame[scanLBI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBI64Frame](t)
-		scanLBI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(512), kernelimpl.Lockstep())
+}, kernel.StaticShared(528), kernelimpl.Lockstep())
 
-// LaunchScanLBI64 launches scanLBI64 (kernels_types.go:275) on s: grid blocks of block threads, with
+// LaunchScanLBI64 launches scanLBI64 (kernels_types.go:321) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], agg buffer.Array[int64], incl buffer.Array[int64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], agg buffer.Array[int64], incl buffer.Array[int64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 0 (in): nil buffer")
 	}
@@ -1755,20 +1906,91 @@ func LaunchScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbi64 argument 4 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 28)
+	ld, checked, err := goKernels.Prepare(s, 30)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 28, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 30, checked, grid, block, sharedMem, &args)
+}
+
+// segScanLBI64Args is the kernarg layout of seg_scan_lbi64's C++ entry point.
+type segScanLBI64Args struct {
+	in        rocr.ConstPtr[int64]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	headsLen  int64
+	out       rocr.Ptr[int64]
+	outLen    int64
+	agg       rocr.Ptr[int64]
+	incl      rocr.Ptr[int64]
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	exclusive uint8
+	vec       uint8
+	tile      int64
+}
+
+// segScanLBI64Kernel runs segScanLBI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:346: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
+var segScanLBI64Kernel = kernel.Define("seg_scan_lbi64", func(b *kernel.Block, a *segScanLBI64Args) {
+	f := kernelimpl.Frame[segScanLBI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
+	f.p2 = kernelimpl.View(b, a.out, a.outLen)
+	f.p3 = kernelimpl.ViewRest(b, a.agg)
+	f.p4 = kernelimpl.ViewRest(b, a.incl)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = a.exclusive != 0
+	f.p7 = a.vec != 0
+	f.p8 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanLBI64Frame](t)
+		segScanLBI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+	})
+}, kernel.StaticShared(3472), kernelimpl.Lockstep())
+
+// LaunchSegScanLBI64 launches segScanLBI64 (kernels_types.go:336) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanLBI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], heads buffer.Array[uint8], out buffer.Array[int64], agg buffer.Array[int64], incl buffer.Array[int64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 2 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 3 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 4 (incl): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbi64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 31)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 31, checked, grid, block, sharedMem, &args)
 }
 
 // unaryI64Args is the kernarg layout of unary_i64's C++ entry point.
@@ -1808,7 +2030,7 @@ var unaryI64Kernel = kernel.Define("unary_i64", func(b *kernel.Block, a *unaryI6
 	}
 })
 
-// LaunchUnaryI64 launches unaryI64 (kernels_types.go:285) on s: grid blocks of block threads, with
+// LaunchUnaryI64 launches unaryI64 (kernels_types.go:354) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], op int32, a int64, span int, vec bool) error {
@@ -1818,7 +2040,7 @@ func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_i64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 29)
+	ld, checked, err := goKernels.Prepare(s, 32)
 	if err != nil {
 		return err
 	}
@@ -1828,7 +2050,7 @@ func LaunchUnaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 29, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 32, checked, grid, block, sharedMem, &args)
 }
 
 // binaryI64Args is the kernarg layout of binary_i64's C++ entry point.
@@ -1868,7 +2090,7 @@ var binaryI64Kernel = kernel.Define("binary_i64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryI64 launches binaryI64 (kernels_types.go:296) on s: grid blocks of block threads, with
+// LaunchBinaryI64 launches binaryI64 (kernels_types.go:365) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[int64], y buffer.Array[int64], out buffer.Array[int64], op int32, span int, vec bool) error {
@@ -1881,7 +2103,7 @@ func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_i64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 30)
+	ld, checked, err := goKernels.Prepare(s, 33)
 	if err != nil {
 		return err
 	}
@@ -1891,7 +2113,7 @@ func LaunchBinaryI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 30, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 33, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceI64Args is the kernarg layout of seg_reduce_i64's C++ entry point.
@@ -1926,7 +2148,7 @@ var segReduceI64Kernel = kernel.Define("seg_reduce_i64", func(b *kernel.Block, a
 	segReduceI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceI64 launches segReduceI64 (kernels_types.go:307) on s: grid blocks of block threads, with
+// LaunchSegReduceI64 launches segReduceI64 (kernels_types.go:376) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], offs buffer.Array[int64], out buffer.Array[int64], id int64, op int32, span int) error {
@@ -1939,7 +2161,7 @@ func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_i64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 31)
+	ld, checked, err := goKernels.Prepare(s, 34)
 	if err != nil {
 		return err
 	}
@@ -1949,7 +2171,7 @@ func LaunchSegReduceI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 31, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 34, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountI64Args is the kernarg layout of select_count_i64's C++ entry point.
@@ -1983,7 +2205,7 @@ var selectCountI64Kernel = kernel.Define("select_count_i64", func(b *kernel.Bloc
 	selectCountI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountI64 launches selectCountI64 (kernels_types.go:315) on s: grid blocks of block threads, with
+// LaunchSelectCountI64 launches selectCountI64 (kernels_types.go:384) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a int64, tile int) error {
@@ -1996,7 +2218,7 @@ func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_i64 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 32)
+	ld, checked, err := goKernels.Prepare(s, 35)
 	if err != nil {
 		return err
 	}
@@ -2006,7 +2228,7 @@ func LaunchSelectCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 32, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 35, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterI64Args is the kernarg layout of select_scatter_i64's C++ entry point.
@@ -2056,7 +2278,7 @@ var selectScatterI64Kernel = kernel.Define("select_scatter_i64", func(b *kernel.
 	selectScatterI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterI64 launches selectScatterI64 (kernels_types.go:323) on s: grid blocks of block threads, with
+// LaunchSelectScatterI64 launches selectScatterI64 (kernels_types.go:392) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], out buffer.Array[int64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a int64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -2081,7 +2303,7 @@ func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_i64 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 33)
+	ld, checked, err := goKernels.Prepare(s, 36)
 	if err != nil {
 		return err
 	}
@@ -2091,7 +2313,7 @@ func LaunchSelectScatterI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 33, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 36, checked, grid, block, sharedMem, &args)
 }
 
 // segScanI64Args is the kernarg layout of seg_scan_i64's C++ entry point.
@@ -2133,7 +2355,7 @@ var segScanI64Kernel = kernel.Define("seg_scan_i64", func(b *kernel.Block, a *se
 	segScanI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanI64 launches segScanI64 (kernels_types.go:332) on s: grid blocks of block threads, with
+// LaunchSegScanI64 launches segScanI64 (kernels_types.go:401) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], heads buffer.Array[uint8], out buffer.Array[int64], sums buffer.Array[int64], sumHeads buffer.Array[uint8], carryIn buffer.Array[int64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -2155,7 +2377,7 @@ func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_i64 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 34)
+	ld, checked, err := goKernels.Prepare(s, 37)
 	if err != nil {
 		return err
 	}
@@ -2165,7 +2387,7 @@ func LaunchSegScanI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 34, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 37, checked, grid, block, sharedMem, &args)
 }
 
 // reduceU64Args is the kernarg layout of reduce_u64's C++ entry point.
@@ -2180,7 +2402,7 @@ type reduceU64Args struct {
 }
 
 // reduceU64Kernel runs reduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:346: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:415: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduceU64Args) {
 	f := kernelimpl.Frame[reduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2195,7 +2417,7 @@ var reduceU64Kernel = kernel.Define("reduce_u64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceU64 launches reduceU64 (kernels_types.go:343) on s: grid blocks of block threads, with
+// LaunchReduceU64 launches reduceU64 (kernels_types.go:412) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], id uint64, op int32, span int, vec bool) error {
@@ -2205,7 +2427,7 @@ func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_u64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 35)
+	ld, checked, err := goKernels.Prepare(s, 38)
 	if err != nil {
 		return err
 	}
@@ -2215,7 +2437,7 @@ func LaunchReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 35, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceU64Args is the kernarg layout of arg_reduce_u64's C++ entry point.
@@ -2232,7 +2454,7 @@ type argReduceU64Args struct {
 }
 
 // argReduceU64Kernel runs argReduceU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:360: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:429: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a *argReduceU64Args) {
 	f := kernelimpl.Frame[argReduceU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2249,7 +2471,7 @@ var argReduceU64Kernel = kernel.Define("arg_reduce_u64", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:355) on s: grid blocks of block threads, with
+// LaunchArgReduceU64 launches argReduceU64 (kernels_types.go:424) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], inI buffer.Array[int64], outV buffer.Array[uint64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -2265,7 +2487,7 @@ func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_u64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 36)
+	ld, checked, err := goKernels.Prepare(s, 39)
 	if err != nil {
 		return err
 	}
@@ -2275,7 +2497,7 @@ func LaunchArgReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 36, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 39, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpU64Args is the kernarg layout of scan_up_u64's C++ entry point.
@@ -2305,7 +2527,7 @@ var scanUpU64Kernel = kernel.Define("scan_up_u64", func(b *kernel.Block, a *scan
 	scanUpU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpU64 launches scanUpU64 (kernels_types.go:369) on s: grid blocks of block threads, with
+// LaunchScanUpU64 launches scanUpU64 (kernels_types.go:438) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], sums buffer.Array[uint64], tile int, tpb int) error {
@@ -2315,7 +2537,7 @@ func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_u64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 37)
+	ld, checked, err := goKernels.Prepare(s, 40)
 	if err != nil {
 		return err
 	}
@@ -2325,7 +2547,7 @@ func LaunchScanUpU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 37, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 40, checked, grid, block, sharedMem, &args)
 }
 
 // scanU64Args is the kernarg layout of scan_u64's C++ entry point.
@@ -2361,7 +2583,7 @@ var scanU64Kernel = kernel.Define("scan_u64", func(b *kernel.Block, a *scanU64Ar
 	scanU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanU64 launches scanU64 (kernels_types.go:377) on s: grid blocks of block threads, with
+// LaunchScanU64 launches scanU64 (kernels_types.go:446) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], offs buffer.Array[uint64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -2374,7 +2596,7 @@ func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_u64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 38)
+	ld, checked, err := goKernels.Prepare(s, 41)
 	if err != nil {
 		return err
 	}
@@ -2384,7 +2606,7 @@ func LaunchScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 38, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 41, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBU64Args is the kernarg layout of scan_lbu64's C++ entry point.
@@ -2392,35 +2614,38 @@ type scanLBU64Args struct {
 	in        rocr.ConstPtr[uint64]
 	inLen     int64
 	out       rocr.Ptr[uint64]
+	outLen    int64
 	agg       rocr.Ptr[uint64]
 	incl      rocr.Ptr[uint64]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBU64Kernel runs scanLBU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:390: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:462: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
 var scanLBU64Kernel = kernel.Define("scan_lbu64", func(b *kernel.Block, a *scanLBU64Args) {
 	f := kernelimpl.Frame[scanLBU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBU64Frame](t)
-		scanLBU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(512), kernelimpl.Lockstep())
+}, kernel.StaticShared(528), kernelimpl.Lockstep())
 
-// LaunchScanLBU64 launches scanLBU64 (kernels_types.go:386) on s: grid blocks of block threads, with
+// LaunchScanLBU64 launches scanLBU64 (kernels_types.go:455) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], agg buffer.Array[uint64], incl buffer.Array[uint64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], agg buffer.Array[uint64], incl buffer.Array[uint64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 0 (in): nil buffer")
 	}
@@ -2433,20 +2658,91 @@ func LaunchScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbu64 argument 4 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 39)
+	ld, checked, err := goKernels.Prepare(s, 42)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 39, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 42, checked, grid, block, sharedMem, &args)
+}
+
+// segScanLBU64Args is the kernarg layout of seg_scan_lbu64's C++ entry point.
+type segScanLBU64Args struct {
+	in        rocr.ConstPtr[uint64]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	headsLen  int64
+	out       rocr.Ptr[uint64]
+	outLen    int64
+	agg       rocr.Ptr[uint64]
+	incl      rocr.Ptr[uint64]
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	exclusive uint8
+	vec       uint8
+	tile      int64
+}
+
+// segScanLBU64Kernel runs segScanLBU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:480: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
+var segScanLBU64Kernel = kernel.Define("seg_scan_lbu64", func(b *kernel.Block, a *segScanLBU64Args) {
+	f := kernelimpl.Frame[segScanLBU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
+	f.p2 = kernelimpl.View(b, a.out, a.outLen)
+	f.p3 = kernelimpl.ViewRest(b, a.agg)
+	f.p4 = kernelimpl.ViewRest(b, a.incl)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = a.exclusive != 0
+	f.p7 = a.vec != 0
+	f.p8 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanLBU64Frame](t)
+		segScanLBU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+	})
+}, kernel.StaticShared(3472), kernelimpl.Lockstep())
+
+// LaunchSegScanLBU64 launches segScanLBU64 (kernels_types.go:470) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanLBU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], heads buffer.Array[uint8], out buffer.Array[uint64], agg buffer.Array[uint64], incl buffer.Array[uint64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 2 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 3 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 4 (incl): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbu64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 43)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 43, checked, grid, block, sharedMem, &args)
 }
 
 // unaryU64Args is the kernarg layout of unary_u64's C++ entry point.
@@ -2486,7 +2782,7 @@ var unaryU64Kernel = kernel.Define("unary_u64", func(b *kernel.Block, a *unaryU6
 	}
 })
 
-// LaunchUnaryU64 launches unaryU64 (kernels_types.go:396) on s: grid blocks of block threads, with
+// LaunchUnaryU64 launches unaryU64 (kernels_types.go:488) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], op int32, a uint64, span int, vec bool) error {
@@ -2496,7 +2792,7 @@ func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_u64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 40)
+	ld, checked, err := goKernels.Prepare(s, 44)
 	if err != nil {
 		return err
 	}
@@ -2506,7 +2802,7 @@ func LaunchUnaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 40, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 44, checked, grid, block, sharedMem, &args)
 }
 
 // binaryU64Args is the kernarg layout of binary_u64's C++ entry point.
@@ -2546,7 +2842,7 @@ var binaryU64Kernel = kernel.Define("binary_u64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryU64 launches binaryU64 (kernels_types.go:407) on s: grid blocks of block threads, with
+// LaunchBinaryU64 launches binaryU64 (kernels_types.go:499) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[uint64], y buffer.Array[uint64], out buffer.Array[uint64], op int32, span int, vec bool) error {
@@ -2559,7 +2855,7 @@ func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_u64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 41)
+	ld, checked, err := goKernels.Prepare(s, 45)
 	if err != nil {
 		return err
 	}
@@ -2569,7 +2865,7 @@ func LaunchBinaryU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 41, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 45, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceU64Args is the kernarg layout of seg_reduce_u64's C++ entry point.
@@ -2604,7 +2900,7 @@ var segReduceU64Kernel = kernel.Define("seg_reduce_u64", func(b *kernel.Block, a
 	segReduceU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceU64 launches segReduceU64 (kernels_types.go:418) on s: grid blocks of block threads, with
+// LaunchSegReduceU64 launches segReduceU64 (kernels_types.go:510) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], offs buffer.Array[int64], out buffer.Array[uint64], id uint64, op int32, span int) error {
@@ -2617,7 +2913,7 @@ func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_u64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 42)
+	ld, checked, err := goKernels.Prepare(s, 46)
 	if err != nil {
 		return err
 	}
@@ -2627,7 +2923,7 @@ func LaunchSegReduceU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 42, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 46, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountU64Args is the kernarg layout of select_count_u64's C++ entry point.
@@ -2661,7 +2957,7 @@ var selectCountU64Kernel = kernel.Define("select_count_u64", func(b *kernel.Bloc
 	selectCountU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountU64 launches selectCountU64 (kernels_types.go:426) on s: grid blocks of block threads, with
+// LaunchSelectCountU64 launches selectCountU64 (kernels_types.go:518) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a uint64, tile int) error {
@@ -2674,7 +2970,7 @@ func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_u64 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 43)
+	ld, checked, err := goKernels.Prepare(s, 47)
 	if err != nil {
 		return err
 	}
@@ -2684,7 +2980,7 @@ func LaunchSelectCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 43, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 47, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterU64Args is the kernarg layout of select_scatter_u64's C++ entry point.
@@ -2734,7 +3030,7 @@ var selectScatterU64Kernel = kernel.Define("select_scatter_u64", func(b *kernel.
 	selectScatterU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterU64 launches selectScatterU64 (kernels_types.go:434) on s: grid blocks of block threads, with
+// LaunchSelectScatterU64 launches selectScatterU64 (kernels_types.go:526) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], out buffer.Array[uint64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a uint64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -2759,7 +3055,7 @@ func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_u64 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 44)
+	ld, checked, err := goKernels.Prepare(s, 48)
 	if err != nil {
 		return err
 	}
@@ -2769,7 +3065,7 @@ func LaunchSelectScatterU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 44, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 48, checked, grid, block, sharedMem, &args)
 }
 
 // segScanU64Args is the kernarg layout of seg_scan_u64's C++ entry point.
@@ -2811,7 +3107,7 @@ var segScanU64Kernel = kernel.Define("seg_scan_u64", func(b *kernel.Block, a *se
 	segScanU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanU64 launches segScanU64 (kernels_types.go:443) on s: grid blocks of block threads, with
+// LaunchSegScanU64 launches segScanU64 (kernels_types.go:535) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], heads buffer.Array[uint8], out buffer.Array[uint64], sums buffer.Array[uint64], sumHeads buffer.Array[uint8], carryIn buffer.Array[uint64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -2833,7 +3129,7 @@ func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_u64 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 45)
+	ld, checked, err := goKernels.Prepare(s, 49)
 	if err != nil {
 		return err
 	}
@@ -2843,7 +3139,7 @@ func LaunchSegScanU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 45, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
 }
 
 // reduceF32Args is the kernarg layout of reduce_f32's C++ entry point.
@@ -2858,7 +3154,7 @@ type reduceF32Args struct {
 }
 
 // reduceF32Kernel runs reduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:457: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:549: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduceF32Args) {
 	f := kernelimpl.Frame[reduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2873,7 +3169,7 @@ var reduceF32Kernel = kernel.Define("reduce_f32", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchReduceF32 launches reduceF32 (kernels_types.go:454) on s: grid blocks of block threads, with
+// LaunchReduceF32 launches reduceF32 (kernels_types.go:546) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], id float32, op int32, span int, vec bool) error {
@@ -2883,7 +3179,7 @@ func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 46)
+	ld, checked, err := goKernels.Prepare(s, 50)
 	if err != nil {
 		return err
 	}
@@ -2893,7 +3189,7 @@ func LaunchReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 46, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 50, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceF32Args is the kernarg layout of arg_reduce_f32's C++ entry point.
@@ -2910,7 +3206,7 @@ type argReduceF32Args struct {
 }
 
 // argReduceF32Kernel runs argReduceF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:471: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:563: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a *argReduceF32Args) {
 	f := kernelimpl.Frame[argReduceF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -2927,7 +3223,7 @@ var argReduceF32Kernel = kernel.Define("arg_reduce_f32", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:466) on s: grid blocks of block threads, with
+// LaunchArgReduceF32 launches argReduceF32 (kernels_types.go:558) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], inI buffer.Array[int64], outV buffer.Array[float32], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -2943,7 +3239,7 @@ func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_f32 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 47)
+	ld, checked, err := goKernels.Prepare(s, 51)
 	if err != nil {
 		return err
 	}
@@ -2953,7 +3249,7 @@ func LaunchArgReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 47, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 51, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpF32Args is the kernarg layout of scan_up_f32's C++ entry point.
@@ -2983,7 +3279,7 @@ var scanUpF32Kernel = kernel.Define("scan_up_f32", func(b *kernel.Block, a *scan
 	scanUpF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanUpF32 launches scanUpF32 (kernels_types.go:480) on s: grid blocks of block threads, with
+// LaunchScanUpF32 launches scanUpF32 (kernels_types.go:572) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], sums buffer.Array[float32], tile int, tpb int) error {
@@ -2993,7 +3289,7 @@ func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_f32 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 48)
+	ld, checked, err := goKernels.Prepare(s, 52)
 	if err != nil {
 		return err
 	}
@@ -3003,7 +3299,7 @@ func LaunchScanUpF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 48, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 52, checked, grid, block, sharedMem, &args)
 }
 
 // scanF32Args is the kernarg layout of scan_f32's C++ entry point.
@@ -3039,7 +3335,7 @@ var scanF32Kernel = kernel.Define("scan_f32", func(b *kernel.Block, a *scanF32Ar
 	scanF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchScanF32 launches scanF32 (kernels_types.go:488) on s: grid blocks of block threads, with
+// LaunchScanF32 launches scanF32 (kernels_types.go:580) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], offs buffer.Array[float32], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -3052,7 +3348,7 @@ func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_f32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 49)
+	ld, checked, err := goKernels.Prepare(s, 53)
 	if err != nil {
 		return err
 	}
@@ -3062,7 +3358,7 @@ func LaunchScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 49, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 53, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBF32Args is the kernarg layout of scan_lbf32's C++ entry point.
@@ -3070,35 +3366,38 @@ type scanLBF32Args struct {
 	in        rocr.ConstPtr[float32]
 	inLen     int64
 	out       rocr.Ptr[float32]
+	outLen    int64
 	agg       rocr.Ptr[float32]
 	incl      rocr.Ptr[float32]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBF32Kernel runs scanLBF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:501: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:596: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
 var scanLBF32Kernel = kernel.Define("scan_lbf32", func(b *kernel.Block, a *scanLBF32Args) {
 	f := kernelimpl.Frame[scanLBF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBF32Frame](t)
-		scanLBF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(256), kernelimpl.Lockstep())
+}, kernel.StaticShared(272), kernelimpl.Lockstep())
 
-// LaunchScanLBF32 launches scanLBF32 (kernels_types.go:497) on s: grid blocks of block threads, with
+// LaunchScanLBF32 launches scanLBF32 (kernels_types.go:589) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], agg buffer.Array[float32], incl buffer.Array[float32], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], agg buffer.Array[float32], incl buffer.Array[float32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 0 (in): nil buffer")
 	}
@@ -3111,20 +3410,91 @@ func LaunchScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf32 argument 4 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 50)
+	ld, checked, err := goKernels.Prepare(s, 54)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 50, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 54, checked, grid, block, sharedMem, &args)
+}
+
+// segScanLBF32Args is the kernarg layout of seg_scan_lbf32's C++ entry point.
+type segScanLBF32Args struct {
+	in        rocr.ConstPtr[float32]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	headsLen  int64
+	out       rocr.Ptr[float32]
+	outLen    int64
+	agg       rocr.Ptr[float32]
+	incl      rocr.Ptr[float32]
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	exclusive uint8
+	vec       uint8
+	tile      int64
+}
+
+// segScanLBF32Kernel runs segScanLBF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:614: calls lbLoadVec4, which synchronizes, with an argument that is not uniform across the block).
+var segScanLBF32Kernel = kernel.Define("seg_scan_lbf32", func(b *kernel.Block, a *segScanLBF32Args) {
+	f := kernelimpl.Frame[segScanLBF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
+	f.p2 = kernelimpl.View(b, a.out, a.outLen)
+	f.p3 = kernelimpl.ViewRest(b, a.agg)
+	f.p4 = kernelimpl.ViewRest(b, a.incl)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = a.exclusive != 0
+	f.p7 = a.vec != 0
+	f.p8 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanLBF32Frame](t)
+		segScanLBF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+	})
+}, kernel.StaticShared(3216), kernelimpl.Lockstep())
+
+// LaunchSegScanLBF32 launches segScanLBF32 (kernels_types.go:604) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanLBF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], heads buffer.Array[uint8], out buffer.Array[float32], agg buffer.Array[float32], incl buffer.Array[float32], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 2 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 3 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 4 (incl): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf32 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 55)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 55, checked, grid, block, sharedMem, &args)
 }
 
 // unaryF32Args is the kernarg layout of unary_f32's C++ entry point.
@@ -3164,7 +3534,7 @@ var unaryF32Kernel = kernel.Define("unary_f32", func(b *kernel.Block, a *unaryF3
 	}
 })
 
-// LaunchUnaryF32 launches unaryF32 (kernels_types.go:507) on s: grid blocks of block threads, with
+// LaunchUnaryF32 launches unaryF32 (kernels_types.go:622) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], op int32, a float32, span int, vec bool) error {
@@ -3174,7 +3544,7 @@ func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_f32 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 51)
+	ld, checked, err := goKernels.Prepare(s, 56)
 	if err != nil {
 		return err
 	}
@@ -3184,7 +3554,7 @@ func LaunchUnaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 51, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 56, checked, grid, block, sharedMem, &args)
 }
 
 // binaryF32Args is the kernarg layout of binary_f32's C++ entry point.
@@ -3224,7 +3594,7 @@ var binaryF32Kernel = kernel.Define("binary_f32", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryF32 launches binaryF32 (kernels_types.go:518) on s: grid blocks of block threads, with
+// LaunchBinaryF32 launches binaryF32 (kernels_types.go:633) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float32], y buffer.Array[float32], out buffer.Array[float32], op int32, span int, vec bool) error {
@@ -3237,7 +3607,7 @@ func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_f32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 52)
+	ld, checked, err := goKernels.Prepare(s, 57)
 	if err != nil {
 		return err
 	}
@@ -3247,7 +3617,7 @@ func LaunchBinaryF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 52, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 57, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceF32Args is the kernarg layout of seg_reduce_f32's C++ entry point.
@@ -3282,7 +3652,7 @@ var segReduceF32Kernel = kernel.Define("seg_reduce_f32", func(b *kernel.Block, a
 	segReduceF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(128), kernelimpl.Lockstep())
 
-// LaunchSegReduceF32 launches segReduceF32 (kernels_types.go:529) on s: grid blocks of block threads, with
+// LaunchSegReduceF32 launches segReduceF32 (kernels_types.go:644) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], offs buffer.Array[int64], out buffer.Array[float32], id float32, op int32, span int) error {
@@ -3295,7 +3665,7 @@ func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 53)
+	ld, checked, err := goKernels.Prepare(s, 58)
 	if err != nil {
 		return err
 	}
@@ -3305,7 +3675,7 @@ func LaunchSegReduceF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 53, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 58, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountF32Args is the kernarg layout of select_count_f32's C++ entry point.
@@ -3339,7 +3709,7 @@ var selectCountF32Kernel = kernel.Define("select_count_f32", func(b *kernel.Bloc
 	selectCountF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountF32 launches selectCountF32 (kernels_types.go:537) on s: grid blocks of block threads, with
+// LaunchSelectCountF32 launches selectCountF32 (kernels_types.go:652) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a float32, tile int) error {
@@ -3352,7 +3722,7 @@ func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f32 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 54)
+	ld, checked, err := goKernels.Prepare(s, 59)
 	if err != nil {
 		return err
 	}
@@ -3362,7 +3732,7 @@ func LaunchSelectCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 54, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 59, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterF32Args is the kernarg layout of select_scatter_f32's C++ entry point.
@@ -3412,7 +3782,7 @@ var selectScatterF32Kernel = kernel.Define("select_scatter_f32", func(b *kernel.
 	selectScatterF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterF32 launches selectScatterF32 (kernels_types.go:545) on s: grid blocks of block threads, with
+// LaunchSelectScatterF32 launches selectScatterF32 (kernels_types.go:660) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], out buffer.Array[float32], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a float32, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -3437,7 +3807,7 @@ func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f32 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 55)
+	ld, checked, err := goKernels.Prepare(s, 60)
 	if err != nil {
 		return err
 	}
@@ -3447,7 +3817,7 @@ func LaunchSelectScatterF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 55, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
 }
 
 // segScanF32Args is the kernarg layout of seg_scan_f32's C++ entry point.
@@ -3489,7 +3859,7 @@ var segScanF32Kernel = kernel.Define("seg_scan_f32", func(b *kernel.Block, a *se
 	segScanF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3072), kernelimpl.Lockstep())
 
-// LaunchSegScanF32 launches segScanF32 (kernels_types.go:554) on s: grid blocks of block threads, with
+// LaunchSegScanF32 launches segScanF32 (kernels_types.go:669) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], heads buffer.Array[uint8], out buffer.Array[float32], sums buffer.Array[float32], sumHeads buffer.Array[uint8], carryIn buffer.Array[float32], mode int32, exclusive bool, tile int, tpb int) error {
@@ -3511,7 +3881,7 @@ func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f32 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 56)
+	ld, checked, err := goKernels.Prepare(s, 61)
 	if err != nil {
 		return err
 	}
@@ -3521,7 +3891,7 @@ func LaunchSegScanF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 56, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 61, checked, grid, block, sharedMem, &args)
 }
 
 // reduceF64Args is the kernarg layout of reduce_f64's C++ entry point.
@@ -3536,7 +3906,7 @@ type reduceF64Args struct {
 }
 
 // reduceF64Kernel runs reduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:568: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:683: calls reduceOut, which synchronizes, with an argument that is not uniform across the block).
 var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduceF64Args) {
 	f := kernelimpl.Frame[reduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3551,7 +3921,7 @@ var reduceF64Kernel = kernel.Define("reduce_f64", func(b *kernel.Block, a *reduc
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchReduceF64 launches reduceF64 (kernels_types.go:565) on s: grid blocks of block threads, with
+// LaunchReduceF64 launches reduceF64 (kernels_types.go:680) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], id float64, op int32, span int, vec bool) error {
@@ -3561,7 +3931,7 @@ func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel reduce_f64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 57)
+	ld, checked, err := goKernels.Prepare(s, 62)
 	if err != nil {
 		return err
 	}
@@ -3571,7 +3941,7 @@ func LaunchReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 57, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 62, checked, grid, block, sharedMem, &args)
 }
 
 // argReduceF64Args is the kernarg layout of arg_reduce_f64's C++ entry point.
@@ -3588,7 +3958,7 @@ type argReduceF64Args struct {
 }
 
 // argReduceF64Kernel runs argReduceF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:582: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
+// loop fission does not apply (kernels_types.go:697: calls argReduceOut, which synchronizes, with an argument that is not uniform across the block).
 var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a *argReduceF64Args) {
 	f := kernelimpl.Frame[argReduceF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -3605,7 +3975,7 @@ var argReduceF64Kernel = kernel.Define("arg_reduce_f64", func(b *kernel.Block, a
 	})
 }, kernel.MaxThreads(1024), kernel.StaticShared(512), kernelimpl.Lockstep())
 
-// LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:577) on s: grid blocks of block threads, with
+// LaunchArgReduceF64 launches argReduceF64 (kernels_types.go:692) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], inI buffer.Array[int64], outV buffer.Array[float64], outI buffer.Array[int64], useIdx bool, isMax bool, span int, vec bool) error {
@@ -3621,7 +3991,7 @@ func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel arg_reduce_f64 argument 3 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 58)
+	ld, checked, err := goKernels.Prepare(s, 63)
 	if err != nil {
 		return err
 	}
@@ -3631,7 +4001,7 @@ func LaunchArgReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(inI.Len())).Int64(int64(outV.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 58, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 63, checked, grid, block, sharedMem, &args)
 }
 
 // scanUpF64Args is the kernarg layout of scan_up_f64's C++ entry point.
@@ -3661,7 +4031,7 @@ var scanUpF64Kernel = kernel.Define("scan_up_f64", func(b *kernel.Block, a *scan
 	scanUpF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.sums), int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanUpF64 launches scanUpF64 (kernels_types.go:591) on s: grid blocks of block threads, with
+// LaunchScanUpF64 launches scanUpF64 (kernels_types.go:706) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], sums buffer.Array[float64], tile int, tpb int) error {
@@ -3671,7 +4041,7 @@ func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if sums == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_up_f64 argument 1 (sums): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 59)
+	ld, checked, err := goKernels.Prepare(s, 64)
 	if err != nil {
 		return err
 	}
@@ -3681,7 +4051,7 @@ func LaunchScanUpF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(sums.Len()))
 	}
-	return ld.Launch(s, 59, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 64, checked, grid, block, sharedMem, &args)
 }
 
 // scanF64Args is the kernarg layout of scan_f64's C++ entry point.
@@ -3717,7 +4087,7 @@ var scanF64Kernel = kernel.Define("scan_f64", func(b *kernel.Block, a *scanF64Ar
 	scanF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ConstViewRest(b, a.offs), a.useOffs != 0, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchScanF64 launches scanF64 (kernels_types.go:599) on s: grid blocks of block threads, with
+// LaunchScanF64 launches scanF64 (kernels_types.go:714) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], offs buffer.Array[float64], useOffs bool, exclusive bool, tile int, tpb int) error {
@@ -3730,7 +4100,7 @@ func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_f64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 60)
+	ld, checked, err := goKernels.Prepare(s, 65)
 	if err != nil {
 		return err
 	}
@@ -3740,7 +4110,7 @@ func LaunchScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buf
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 60, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 65, checked, grid, block, sharedMem, &args)
 }
 
 // scanLBF64Args is the kernarg layout of scan_lbf64's C++ entry point.
@@ -3748,35 +4118,38 @@ type scanLBF64Args struct {
 	in        rocr.ConstPtr[float64]
 	inLen     int64
 	out       rocr.Ptr[float64]
+	outLen    int64
 	agg       rocr.Ptr[float64]
 	incl      rocr.Ptr[float64]
-	flags     rocr.Ptr[uint32]
-	flagsLen  int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
 	exclusive uint8
+	vec       uint8
 	tile      int64
 }
 
 // scanLBF64Kernel runs scanLBF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (kernels_types.go:612: calls scanLookBack, which synchronizes and has no fission (kernels_lookback.go:26: block-wide call OrderedBlockID)).
+// loop fission does not apply (kernels_types.go:730: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
 var scanLBF64Kernel = kernel.Define("scan_lbf64", func(b *kernel.Block, a *scanLBF64Args) {
 	f := kernelimpl.Frame[scanLBF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
-	f.p1 = kernelimpl.ViewRest(b, a.out)
+	f.p1 = kernelimpl.View(b, a.out, a.outLen)
 	f.p2 = kernelimpl.ViewRest(b, a.agg)
 	f.p3 = kernelimpl.ViewRest(b, a.incl)
-	f.p4 = kernelimpl.View(b, a.flags, a.flagsLen)
+	f.p4 = kernelimpl.View(b, a.states, a.statesLen)
 	f.p5 = a.exclusive != 0
-	f.p6 = int(a.tile)
+	f.p6 = a.vec != 0
+	f.p7 = int(a.tile)
 	b.Lockstep(func(t kernel.Thread) {
 		f := kernelimpl.FrameOf[scanLBF64Frame](t)
-		scanLBF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6)
+		scanLBF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7)
 	})
-}, kernel.StaticShared(512), kernelimpl.Lockstep())
+}, kernel.StaticShared(528), kernelimpl.Lockstep())
 
-// LaunchScanLBF64 launches scanLBF64 (kernels_types.go:608) on s: grid blocks of block threads, with
+// LaunchScanLBF64 launches scanLBF64 (kernels_types.go:723) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
-func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], agg buffer.Array[float64], incl buffer.Array[float64], flags buffer.Array[uint32], exclusive bool, tile int) error {
+func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], agg buffer.Array[float64], incl buffer.Array[float64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
 	if in == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 0 (in): nil buffer")
 	}
@@ -3789,20 +4162,91 @@ func LaunchScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if incl == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 3 (incl): nil buffer")
 	}
-	if flags == nil {
-		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 4 (flags): nil buffer")
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel scan_lbf64 argument 4 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 61)
+	ld, checked, err := goKernels.Prepare(s, 66)
 	if err != nil {
 		return err
 	}
 	var args module.Args
-	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Ptr(agg).Ptr(incl).Ptr(flags).Int64(int64(flags.Len())).Uint8(gokernel.Bool(exclusive)).Int64(int64(tile))
+	args.ConstPtr(in).Int64(int64(in.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
 	if checked {
 		// The checked entry point's trailing arguments.
-		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
 	}
-	return ld.Launch(s, 61, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 66, checked, grid, block, sharedMem, &args)
+}
+
+// segScanLBF64Args is the kernarg layout of seg_scan_lbf64's C++ entry point.
+type segScanLBF64Args struct {
+	in        rocr.ConstPtr[float64]
+	inLen     int64
+	heads     rocr.ConstPtr[uint8]
+	headsLen  int64
+	out       rocr.Ptr[float64]
+	outLen    int64
+	agg       rocr.Ptr[float64]
+	incl      rocr.Ptr[float64]
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	exclusive uint8
+	vec       uint8
+	tile      int64
+}
+
+// segScanLBF64Kernel runs segScanLBF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (kernels_types.go:748: calls lbLoadVec2, which synchronizes, with an argument that is not uniform across the block).
+var segScanLBF64Kernel = kernel.Define("seg_scan_lbf64", func(b *kernel.Block, a *segScanLBF64Args) {
+	f := kernelimpl.Frame[segScanLBF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstView(b, a.heads, a.headsLen)
+	f.p2 = kernelimpl.View(b, a.out, a.outLen)
+	f.p3 = kernelimpl.ViewRest(b, a.agg)
+	f.p4 = kernelimpl.ViewRest(b, a.incl)
+	f.p5 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p6 = a.exclusive != 0
+	f.p7 = a.vec != 0
+	f.p8 = int(a.tile)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[segScanLBF64Frame](t)
+		segScanLBF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8)
+	})
+}, kernel.StaticShared(3472), kernelimpl.Lockstep())
+
+// LaunchSegScanLBF64 launches segScanLBF64 (kernels_types.go:738) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSegScanLBF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], heads buffer.Array[uint8], out buffer.Array[float64], agg buffer.Array[float64], incl buffer.Array[float64], states buffer.Array[uint64], exclusive bool, vec bool, tile int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 0 (in): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 1 (heads): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 2 (out): nil buffer")
+	}
+	if agg == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 3 (agg): nil buffer")
+	}
+	if incl == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 4 (incl): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_lbf64 argument 5 (states): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 67)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(heads).Int64(int64(heads.Len())).Ptr(out).Int64(int64(out.Len())).Ptr(agg).Ptr(incl).Ptr(states).Int64(int64(states.Len())).Uint8(gokernel.Bool(exclusive)).Uint8(gokernel.Bool(vec)).Int64(int64(tile))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(agg.Len())).Int64(int64(incl.Len()))
+	}
+	return ld.Launch(s, 67, checked, grid, block, sharedMem, &args)
 }
 
 // unaryF64Args is the kernarg layout of unary_f64's C++ entry point.
@@ -3842,7 +4286,7 @@ var unaryF64Kernel = kernel.Define("unary_f64", func(b *kernel.Block, a *unaryF6
 	}
 })
 
-// LaunchUnaryF64 launches unaryF64 (kernels_types.go:618) on s: grid blocks of block threads, with
+// LaunchUnaryF64 launches unaryF64 (kernels_types.go:756) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], op int32, a float64, span int, vec bool) error {
@@ -3852,7 +4296,7 @@ func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel unary_f64 argument 1 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 62)
+	ld, checked, err := goKernels.Prepare(s, 68)
 	if err != nil {
 		return err
 	}
@@ -3862,7 +4306,7 @@ func LaunchUnaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len()))
 	}
-	return ld.Launch(s, 62, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 68, checked, grid, block, sharedMem, &args)
 }
 
 // binaryF64Args is the kernarg layout of binary_f64's C++ entry point.
@@ -3902,7 +4346,7 @@ var binaryF64Kernel = kernel.Define("binary_f64", func(b *kernel.Block, a *binar
 	}
 })
 
-// LaunchBinaryF64 launches binaryF64 (kernels_types.go:629) on s: grid blocks of block threads, with
+// LaunchBinaryF64 launches binaryF64 (kernels_types.go:767) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x buffer.Array[float64], y buffer.Array[float64], out buffer.Array[float64], op int32, span int, vec bool) error {
@@ -3915,7 +4359,7 @@ func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel binary_f64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 63)
+	ld, checked, err := goKernels.Prepare(s, 69)
 	if err != nil {
 		return err
 	}
@@ -3925,7 +4369,7 @@ func LaunchBinaryF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, x bu
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(x.Len())).Int64(int64(y.Len()))
 	}
-	return ld.Launch(s, 63, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 69, checked, grid, block, sharedMem, &args)
 }
 
 // segReduceF64Args is the kernarg layout of seg_reduce_f64's C++ entry point.
@@ -3960,7 +4404,7 @@ var segReduceF64Kernel = kernel.Define("seg_reduce_f64", func(b *kernel.Block, a
 	segReduceF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstView(b, a.offs, a.offsLen), kernelimpl.ViewRest(b, a.out), a.id, a.op, int(a.span))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSegReduceF64 launches segReduceF64 (kernels_types.go:640) on s: grid blocks of block threads, with
+// LaunchSegReduceF64 launches segReduceF64 (kernels_types.go:778) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], offs buffer.Array[int64], out buffer.Array[float64], id float64, op int32, span int) error {
@@ -3973,7 +4417,7 @@ func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_reduce_f64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 64)
+	ld, checked, err := goKernels.Prepare(s, 70)
 	if err != nil {
 		return err
 	}
@@ -3983,7 +4427,7 @@ func LaunchSegReduceF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 64, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 70, checked, grid, block, sharedMem, &args)
 }
 
 // selectCountF64Args is the kernarg layout of select_count_f64's C++ entry point.
@@ -4017,7 +4461,7 @@ var selectCountF64Kernel = kernel.Define("select_count_f64", func(b *kernel.Bloc
 	selectCountF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.counts), a.pred, a.a, int(a.tile))
 }, kernel.StaticShared(256), kernelimpl.Lockstep())
 
-// LaunchSelectCountF64 launches selectCountF64 (kernels_types.go:648) on s: grid blocks of block threads, with
+// LaunchSelectCountF64 launches selectCountF64 (kernels_types.go:786) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], counts buffer.Array[int64], pred int32, a float64, tile int) error {
@@ -4030,7 +4474,7 @@ func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_count_f64 argument 2 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 65)
+	ld, checked, err := goKernels.Prepare(s, 71)
 	if err != nil {
 		return err
 	}
@@ -4040,7 +4484,7 @@ func LaunchSelectCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int,
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 65, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 71, checked, grid, block, sharedMem, &args)
 }
 
 // selectScatterF64Args is the kernarg layout of select_scatter_f64's C++ entry point.
@@ -4090,7 +4534,7 @@ var selectScatterF64Kernel = kernel.Define("select_scatter_f64", func(b *kernel.
 	selectScatterF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.flags), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outIdx), a.vals != 0, a.idx != 0, a.pred, a.a, kernelimpl.ConstViewRest(b, a.offs), kernelimpl.ConstViewRest(b, a.counts), kernelimpl.ViewRest(b, a.num), a.single != 0, a.partition != 0, int(a.tile))
 }, kernel.StaticShared(384), kernelimpl.Lockstep())
 
-// LaunchSelectScatterF64 launches selectScatterF64 (kernels_types.go:656) on s: grid blocks of block threads, with
+// LaunchSelectScatterF64 launches selectScatterF64 (kernels_types.go:794) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], out buffer.Array[float64], outIdx buffer.Array[int64], vals bool, idx bool, pred int32, a float64, offs buffer.Array[int64], counts buffer.Array[int64], num buffer.Array[int64], single bool, partition bool, tile int) error {
@@ -4115,7 +4559,7 @@ func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if num == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_scatter_f64 argument 10 (num): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 66)
+	ld, checked, err := goKernels.Prepare(s, 72)
 	if err != nil {
 		return err
 	}
@@ -4125,7 +4569,7 @@ func LaunchSelectScatterF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(outIdx.Len())).Int64(int64(offs.Len())).Int64(int64(counts.Len())).Int64(int64(num.Len()))
 	}
-	return ld.Launch(s, 66, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 72, checked, grid, block, sharedMem, &args)
 }
 
 // segScanF64Args is the kernarg layout of seg_scan_f64's C++ entry point.
@@ -4167,7 +4611,7 @@ var segScanF64Kernel = kernel.Define("seg_scan_f64", func(b *kernel.Block, a *se
 	segScanF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ConstViewRest(b, a.heads), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.sums), kernelimpl.ViewRest(b, a.sumHeads), kernelimpl.ConstViewRest(b, a.carryIn), a.mode, a.exclusive != 0, int(a.tile), int(a.tpb))
 }, kernel.StaticShared(3200), kernelimpl.Lockstep())
 
-// LaunchSegScanF64 launches segScanF64 (kernels_types.go:665) on s: grid blocks of block threads, with
+// LaunchSegScanF64 launches segScanF64 (kernels_types.go:803) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], heads buffer.Array[uint8], out buffer.Array[float64], sums buffer.Array[float64], sumHeads buffer.Array[uint8], carryIn buffer.Array[float64], mode int32, exclusive bool, tile int, tpb int) error {
@@ -4189,7 +4633,7 @@ func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 	if carryIn == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel seg_scan_f64 argument 5 (carryIn): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 67)
+	ld, checked, err := goKernels.Prepare(s, 73)
 	if err != nil {
 		return err
 	}
@@ -4199,7 +4643,7 @@ func LaunchSegScanF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(heads.Len())).Int64(int64(out.Len())).Int64(int64(sums.Len())).Int64(int64(sumHeads.Len())).Int64(int64(carryIn.Len()))
 	}
-	return ld.Launch(s, 67, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 73, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU8Args is the kernarg layout of histogram_u8's C++ entry point.
@@ -4242,7 +4686,7 @@ var histogramU8Kernel = kernel.Define("histogram_u8", func(b *kernel.Block, a *h
 	histogramU8Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU8 launches histogramU8 (kernels_types.go:676) on s: grid blocks of block threads, with
+// LaunchHistogramU8 launches histogramU8 (kernels_types.go:814) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint8], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4252,7 +4696,7 @@ func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sa
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 68)
+	ld, checked, err := goKernels.Prepare(s, 74)
 	if err != nil {
 		return err
 	}
@@ -4262,7 +4706,7 @@ func LaunchHistogramU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sa
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 68, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 74, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU16Args is the kernarg layout of histogram_u16's C++ entry point.
@@ -4305,7 +4749,7 @@ var histogramU16Kernel = kernel.Define("histogram_u16", func(b *kernel.Block, a 
 	histogramU16Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU16 launches histogramU16 (kernels_types.go:684) on s: grid blocks of block threads, with
+// LaunchHistogramU16 launches histogramU16 (kernels_types.go:822) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint16], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4315,7 +4759,7 @@ func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 69)
+	ld, checked, err := goKernels.Prepare(s, 75)
 	if err != nil {
 		return err
 	}
@@ -4325,7 +4769,7 @@ func LaunchHistogramU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 69, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
 }
 
 // histogramI32Args is the kernarg layout of histogram_i32's C++ entry point.
@@ -4368,7 +4812,7 @@ var histogramI32Kernel = kernel.Define("histogram_i32", func(b *kernel.Block, a 
 	histogramI32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramI32 launches histogramI32 (kernels_types.go:692) on s: grid blocks of block threads, with
+// LaunchHistogramI32 launches histogramI32 (kernels_types.go:830) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[int32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4378,7 +4822,7 @@ func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_i32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 70)
+	ld, checked, err := goKernels.Prepare(s, 76)
 	if err != nil {
 		return err
 	}
@@ -4388,7 +4832,7 @@ func LaunchHistogramI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 70, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
 }
 
 // histogramU32Args is the kernarg layout of histogram_u32's C++ entry point.
@@ -4431,7 +4875,7 @@ var histogramU32Kernel = kernel.Define("histogram_u32", func(b *kernel.Block, a 
 	histogramU32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramU32 launches histogramU32 (kernels_types.go:700) on s: grid blocks of block threads, with
+// LaunchHistogramU32 launches histogramU32 (kernels_types.go:838) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[uint32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4441,7 +4885,7 @@ func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_u32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 71)
+	ld, checked, err := goKernels.Prepare(s, 77)
 	if err != nil {
 		return err
 	}
@@ -4451,7 +4895,7 @@ func LaunchHistogramU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 71, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
 }
 
 // histogramF32Args is the kernarg layout of histogram_f32's C++ entry point.
@@ -4494,7 +4938,7 @@ var histogramF32Kernel = kernel.Define("histogram_f32", func(b *kernel.Block, a 
 	histogramF32Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramF32 launches histogramF32 (kernels_types.go:708) on s: grid blocks of block threads, with
+// LaunchHistogramF32 launches histogramF32 (kernels_types.go:846) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float32], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4504,7 +4948,7 @@ func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_f32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 72)
+	ld, checked, err := goKernels.Prepare(s, 78)
 	if err != nil {
 		return err
 	}
@@ -4514,7 +4958,7 @@ func LaunchHistogramF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 72, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
 }
 
 // histogramF64Args is the kernarg layout of histogram_f64's C++ entry point.
@@ -4557,7 +5001,7 @@ var histogramF64Kernel = kernel.Define("histogram_f64", func(b *kernel.Block, a 
 	histogramF64Group(b, kernelimpl.ConstView(b, a.samples, a.samplesLen), kernelimpl.View(b, a.hist, a.histLen), a.isFloat != 0, a.lowerF, a.upperF, a.scale, a.lowerI, a.widthI, int(a.shift), int(a.span))
 }, kernel.MaxThreads(256), kernelimpl.Lockstep())
 
-// LaunchHistogramF64 launches histogramF64 (kernels_types.go:716) on s: grid blocks of block threads, with
+// LaunchHistogramF64 launches histogramF64 (kernels_types.go:854) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, samples buffer.Array[float64], hist buffer.Array[uint32], isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) error {
@@ -4567,7 +5011,7 @@ func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel histogram_f64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 73)
+	ld, checked, err := goKernels.Prepare(s, 79)
 	if err != nil {
 		return err
 	}
@@ -4577,7 +5021,7 @@ func LaunchHistogramF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem))
 	}
-	return ld.Launch(s, 73, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI8Args is the kernarg layout of sort_count_i8's C++ entry point.
@@ -4611,7 +5055,7 @@ var sortCountI8Kernel = kernel.Define("sort_count_i8", func(b *kernel.Block, a *
 	sortCountI8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI8 launches sortCountI8 (kernels_types.go:724) on s: grid blocks of block threads, with
+// LaunchSortCountI8 launches sortCountI8 (kernels_types.go:862) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4621,7 +5065,7 @@ func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i8 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 74)
+	ld, checked, err := goKernels.Prepare(s, 80)
 	if err != nil {
 		return err
 	}
@@ -4631,7 +5075,7 @@ func LaunchSortCountI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 74, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI8Args is the kernarg layout of sort_keys_i8's C++ entry point.
@@ -4667,7 +5111,7 @@ var sortKeysI8Kernel = kernel.Define("sort_keys_i8", func(b *kernel.Block, a *so
 	sortKeysI8Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:732) on s: grid blocks of block threads, with
+// LaunchSortKeysI8 launches sortKeysI8 (kernels_types.go:870) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int8], keysOut buffer.Array[int8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4680,7 +5124,7 @@ func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i8 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 75)
+	ld, checked, err := goKernels.Prepare(s, 81)
 	if err != nil {
 		return err
 	}
@@ -4690,7 +5134,7 @@ func LaunchSortKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 75, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI8Args is the kernarg layout of key_heads_i8's C++ entry point.
@@ -4724,7 +5168,7 @@ var keyHeadsI8Kernel = kernel.Define("key_heads_i8", func(b *kernel.Block, a *ke
 	}
 })
 
-// LaunchKeyHeadsI8 launches keyHeadsI8 (kernels_types.go:742) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI8 launches keyHeadsI8 (kernels_types.go:880) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int8], flags buffer.Array[uint8], span int) error {
@@ -4734,7 +5178,7 @@ func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i8 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 76)
+	ld, checked, err := goKernels.Prepare(s, 82)
 	if err != nil {
 		return err
 	}
@@ -4744,7 +5188,7 @@ func LaunchKeyHeadsI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 76, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI8Args is the kernarg layout of merge_block_i8's C++ entry point.
@@ -4778,7 +5222,7 @@ var mergeBlockI8Kernel = kernel.Define("merge_block_i8", func(b *kernel.Block, a
 	mergeBlockI8Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI8 launches mergeBlockI8 (kernels_types.go:749) on s: grid blocks of block threads, with
+// LaunchMergeBlockI8 launches mergeBlockI8 (kernels_types.go:887) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int8], out buffer.Array[int8], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -4791,7 +5235,7 @@ func LaunchMergeBlockI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i8 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 77)
+	ld, checked, err := goKernels.Prepare(s, 83)
 	if err != nil {
 		return err
 	}
@@ -4801,7 +5245,7 @@ func LaunchMergeBlockI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 77, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 83, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI8Args is the kernarg layout of merge_pass_i8's C++ entry point.
@@ -4840,7 +5284,7 @@ var mergePassI8Kernel = kernel.Define("merge_pass_i8", func(b *kernel.Block, a *
 	mergePassI8Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI8 launches mergePassI8 (kernels_types.go:758) on s: grid blocks of block threads, with
+// LaunchMergePassI8 launches mergePassI8 (kernels_types.go:896) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int8], dst buffer.Array[int8], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -4856,7 +5300,7 @@ func LaunchMergePassI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i8 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 78)
+	ld, checked, err := goKernels.Prepare(s, 84)
 	if err != nil {
 		return err
 	}
@@ -4866,7 +5310,7 @@ func LaunchMergePassI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 78, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 84, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU8Args is the kernarg layout of sort_count_u8's C++ entry point.
@@ -4900,7 +5344,7 @@ var sortCountU8Kernel = kernel.Define("sort_count_u8", func(b *kernel.Block, a *
 	sortCountU8Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:768) on s: grid blocks of block threads, with
+// LaunchSortCountU8 launches sortCountU8 (kernels_types.go:906) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4910,7 +5354,7 @@ func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u8 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 79)
+	ld, checked, err := goKernels.Prepare(s, 85)
 	if err != nil {
 		return err
 	}
@@ -4920,7 +5364,7 @@ func LaunchSortCountU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 79, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 85, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU8Args is the kernarg layout of sort_keys_u8's C++ entry point.
@@ -4956,7 +5400,7 @@ var sortKeysU8Kernel = kernel.Define("sort_keys_u8", func(b *kernel.Block, a *so
 	sortKeysU8Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:776) on s: grid blocks of block threads, with
+// LaunchSortKeysU8 launches sortKeysU8 (kernels_types.go:914) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint8], keysOut buffer.Array[uint8], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -4969,7 +5413,7 @@ func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u8 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 80)
+	ld, checked, err := goKernels.Prepare(s, 86)
 	if err != nil {
 		return err
 	}
@@ -4979,7 +5423,7 @@ func LaunchSortKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 80, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 86, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU8Args is the kernarg layout of key_heads_u8's C++ entry point.
@@ -5013,7 +5457,7 @@ var keyHeadsU8Kernel = kernel.Define("key_heads_u8", func(b *kernel.Block, a *ke
 	}
 })
 
-// LaunchKeyHeadsU8 launches keyHeadsU8 (kernels_types.go:786) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU8 launches keyHeadsU8 (kernels_types.go:924) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint8], flags buffer.Array[uint8], span int) error {
@@ -5023,7 +5467,7 @@ func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u8 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 81)
+	ld, checked, err := goKernels.Prepare(s, 87)
 	if err != nil {
 		return err
 	}
@@ -5033,7 +5477,7 @@ func LaunchKeyHeadsU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 81, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 87, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU8Args is the kernarg layout of merge_block_u8's C++ entry point.
@@ -5067,7 +5511,7 @@ var mergeBlockU8Kernel = kernel.Define("merge_block_u8", func(b *kernel.Block, a
 	mergeBlockU8Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU8 launches mergeBlockU8 (kernels_types.go:793) on s: grid blocks of block threads, with
+// LaunchMergeBlockU8 launches mergeBlockU8 (kernels_types.go:931) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint8], out buffer.Array[uint8], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5080,7 +5524,7 @@ func LaunchMergeBlockU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u8 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 82)
+	ld, checked, err := goKernels.Prepare(s, 88)
 	if err != nil {
 		return err
 	}
@@ -5090,7 +5534,7 @@ func LaunchMergeBlockU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, i
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 82, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 88, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU8Args is the kernarg layout of merge_pass_u8's C++ entry point.
@@ -5129,7 +5573,7 @@ var mergePassU8Kernel = kernel.Define("merge_pass_u8", func(b *kernel.Block, a *
 	mergePassU8Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU8 launches mergePassU8 (kernels_types.go:802) on s: grid blocks of block threads, with
+// LaunchMergePassU8 launches mergePassU8 (kernels_types.go:940) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint8], dst buffer.Array[uint8], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5145,7 +5589,7 @@ func LaunchMergePassU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u8 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 83)
+	ld, checked, err := goKernels.Prepare(s, 89)
 	if err != nil {
 		return err
 	}
@@ -5155,7 +5599,7 @@ func LaunchMergePassU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, sr
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 83, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 89, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI16Args is the kernarg layout of sort_count_i16's C++ entry point.
@@ -5189,7 +5633,7 @@ var sortCountI16Kernel = kernel.Define("sort_count_i16", func(b *kernel.Block, a
 	sortCountI16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:812) on s: grid blocks of block threads, with
+// LaunchSortCountI16 launches sortCountI16 (kernels_types.go:950) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5199,7 +5643,7 @@ func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i16 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 84)
+	ld, checked, err := goKernels.Prepare(s, 90)
 	if err != nil {
 		return err
 	}
@@ -5209,7 +5653,7 @@ func LaunchSortCountI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 84, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 90, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI16Args is the kernarg layout of sort_keys_i16's C++ entry point.
@@ -5245,7 +5689,7 @@ var sortKeysI16Kernel = kernel.Define("sort_keys_i16", func(b *kernel.Block, a *
 	sortKeysI16Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:820) on s: grid blocks of block threads, with
+// LaunchSortKeysI16 launches sortKeysI16 (kernels_types.go:958) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int16], keysOut buffer.Array[int16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5258,7 +5702,7 @@ func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i16 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 85)
+	ld, checked, err := goKernels.Prepare(s, 91)
 	if err != nil {
 		return err
 	}
@@ -5268,7 +5712,7 @@ func LaunchSortKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 85, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 91, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI16Args is the kernarg layout of key_heads_i16's C++ entry point.
@@ -5302,7 +5746,7 @@ var keyHeadsI16Kernel = kernel.Define("key_heads_i16", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI16 launches keyHeadsI16 (kernels_types.go:830) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI16 launches keyHeadsI16 (kernels_types.go:968) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int16], flags buffer.Array[uint8], span int) error {
@@ -5312,7 +5756,7 @@ func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i16 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 86)
+	ld, checked, err := goKernels.Prepare(s, 92)
 	if err != nil {
 		return err
 	}
@@ -5322,7 +5766,7 @@ func LaunchKeyHeadsI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 86, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 92, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI16Args is the kernarg layout of merge_block_i16's C++ entry point.
@@ -5356,7 +5800,7 @@ var mergeBlockI16Kernel = kernel.Define("merge_block_i16", func(b *kernel.Block,
 	mergeBlockI16Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI16 launches mergeBlockI16 (kernels_types.go:837) on s: grid blocks of block threads, with
+// LaunchMergeBlockI16 launches mergeBlockI16 (kernels_types.go:975) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int16], out buffer.Array[int16], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5369,7 +5813,7 @@ func LaunchMergeBlockI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i16 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 87)
+	ld, checked, err := goKernels.Prepare(s, 93)
 	if err != nil {
 		return err
 	}
@@ -5379,7 +5823,7 @@ func LaunchMergeBlockI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 87, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 93, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI16Args is the kernarg layout of merge_pass_i16's C++ entry point.
@@ -5418,7 +5862,7 @@ var mergePassI16Kernel = kernel.Define("merge_pass_i16", func(b *kernel.Block, a
 	mergePassI16Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI16 launches mergePassI16 (kernels_types.go:846) on s: grid blocks of block threads, with
+// LaunchMergePassI16 launches mergePassI16 (kernels_types.go:984) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int16], dst buffer.Array[int16], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5434,7 +5878,7 @@ func LaunchMergePassI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i16 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 88)
+	ld, checked, err := goKernels.Prepare(s, 94)
 	if err != nil {
 		return err
 	}
@@ -5444,7 +5888,7 @@ func LaunchMergePassI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 88, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 94, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU16Args is the kernarg layout of sort_count_u16's C++ entry point.
@@ -5478,7 +5922,7 @@ var sortCountU16Kernel = kernel.Define("sort_count_u16", func(b *kernel.Block, a
 	sortCountU16Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:856) on s: grid blocks of block threads, with
+// LaunchSortCountU16 launches sortCountU16 (kernels_types.go:994) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5488,7 +5932,7 @@ func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u16 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 89)
+	ld, checked, err := goKernels.Prepare(s, 95)
 	if err != nil {
 		return err
 	}
@@ -5498,7 +5942,7 @@ func LaunchSortCountU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 89, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 95, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU16Args is the kernarg layout of sort_keys_u16's C++ entry point.
@@ -5534,7 +5978,7 @@ var sortKeysU16Kernel = kernel.Define("sort_keys_u16", func(b *kernel.Block, a *
 	sortKeysU16Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:864) on s: grid blocks of block threads, with
+// LaunchSortKeysU16 launches sortKeysU16 (kernels_types.go:1002) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint16], keysOut buffer.Array[uint16], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5547,7 +5991,7 @@ func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u16 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 90)
+	ld, checked, err := goKernels.Prepare(s, 96)
 	if err != nil {
 		return err
 	}
@@ -5557,7 +6001,7 @@ func LaunchSortKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 90, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 96, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU16Args is the kernarg layout of key_heads_u16's C++ entry point.
@@ -5591,7 +6035,7 @@ var keyHeadsU16Kernel = kernel.Define("key_heads_u16", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU16 launches keyHeadsU16 (kernels_types.go:874) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU16 launches keyHeadsU16 (kernels_types.go:1012) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint16], flags buffer.Array[uint8], span int) error {
@@ -5601,7 +6045,7 @@ func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u16 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 91)
+	ld, checked, err := goKernels.Prepare(s, 97)
 	if err != nil {
 		return err
 	}
@@ -5611,7 +6055,7 @@ func LaunchKeyHeadsU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 91, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 97, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU16Args is the kernarg layout of merge_block_u16's C++ entry point.
@@ -5645,7 +6089,7 @@ var mergeBlockU16Kernel = kernel.Define("merge_block_u16", func(b *kernel.Block,
 	mergeBlockU16Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU16 launches mergeBlockU16 (kernels_types.go:881) on s: grid blocks of block threads, with
+// LaunchMergeBlockU16 launches mergeBlockU16 (kernels_types.go:1019) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint16], out buffer.Array[uint16], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5658,7 +6102,7 @@ func LaunchMergeBlockU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u16 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 92)
+	ld, checked, err := goKernels.Prepare(s, 98)
 	if err != nil {
 		return err
 	}
@@ -5668,7 +6112,7 @@ func LaunchMergeBlockU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 92, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 98, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU16Args is the kernarg layout of merge_pass_u16's C++ entry point.
@@ -5707,7 +6151,7 @@ var mergePassU16Kernel = kernel.Define("merge_pass_u16", func(b *kernel.Block, a
 	mergePassU16Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU16 launches mergePassU16 (kernels_types.go:890) on s: grid blocks of block threads, with
+// LaunchMergePassU16 launches mergePassU16 (kernels_types.go:1028) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint16], dst buffer.Array[uint16], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -5723,7 +6167,7 @@ func LaunchMergePassU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u16 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 93)
+	ld, checked, err := goKernels.Prepare(s, 99)
 	if err != nil {
 		return err
 	}
@@ -5733,7 +6177,7 @@ func LaunchMergePassU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 93, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 99, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI32Args is the kernarg layout of sort_count_i32's C++ entry point.
@@ -5767,7 +6211,7 @@ var sortCountI32Kernel = kernel.Define("sort_count_i32", func(b *kernel.Block, a
 	sortCountI32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:900) on s: grid blocks of block threads, with
+// LaunchSortCountI32 launches sortCountI32 (kernels_types.go:1038) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5777,7 +6221,7 @@ func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 94)
+	ld, checked, err := goKernels.Prepare(s, 100)
 	if err != nil {
 		return err
 	}
@@ -5787,7 +6231,7 @@ func LaunchSortCountI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 94, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 100, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI32Args is the kernarg layout of sort_keys_i32's C++ entry point.
@@ -5823,7 +6267,7 @@ var sortKeysI32Kernel = kernel.Define("sort_keys_i32", func(b *kernel.Block, a *
 	sortKeysI32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:908) on s: grid blocks of block threads, with
+// LaunchSortKeysI32 launches sortKeysI32 (kernels_types.go:1046) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -5836,7 +6280,7 @@ func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 95)
+	ld, checked, err := goKernels.Prepare(s, 101)
 	if err != nil {
 		return err
 	}
@@ -5846,7 +6290,7 @@ func LaunchSortKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 95, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 101, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI32Args is the kernarg layout of key_heads_i32's C++ entry point.
@@ -5880,7 +6324,7 @@ var keyHeadsI32Kernel = kernel.Define("key_heads_i32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI32 launches keyHeadsI32 (kernels_types.go:918) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI32 launches keyHeadsI32 (kernels_types.go:1056) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int32], flags buffer.Array[uint8], span int) error {
@@ -5890,7 +6334,7 @@ func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 96)
+	ld, checked, err := goKernels.Prepare(s, 102)
 	if err != nil {
 		return err
 	}
@@ -5900,7 +6344,7 @@ func LaunchKeyHeadsI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 96, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 102, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI32Args is the kernarg layout of merge_block_i32's C++ entry point.
@@ -5934,7 +6378,7 @@ var mergeBlockI32Kernel = kernel.Define("merge_block_i32", func(b *kernel.Block,
 	mergeBlockI32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI32 launches mergeBlockI32 (kernels_types.go:925) on s: grid blocks of block threads, with
+// LaunchMergeBlockI32 launches mergeBlockI32 (kernels_types.go:1063) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], out buffer.Array[int32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -5947,7 +6391,7 @@ func LaunchMergeBlockI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i32 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 97)
+	ld, checked, err := goKernels.Prepare(s, 103)
 	if err != nil {
 		return err
 	}
@@ -5957,7 +6401,7 @@ func LaunchMergeBlockI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 97, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 103, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI32Args is the kernarg layout of merge_pass_i32's C++ entry point.
@@ -5996,7 +6440,7 @@ var mergePassI32Kernel = kernel.Define("merge_pass_i32", func(b *kernel.Block, a
 	mergePassI32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI32 launches mergePassI32 (kernels_types.go:934) on s: grid blocks of block threads, with
+// LaunchMergePassI32 launches mergePassI32 (kernels_types.go:1072) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int32], dst buffer.Array[int32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6012,7 +6456,7 @@ func LaunchMergePassI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i32 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 98)
+	ld, checked, err := goKernels.Prepare(s, 104)
 	if err != nil {
 		return err
 	}
@@ -6022,7 +6466,7 @@ func LaunchMergePassI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 98, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 104, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU32Args is the kernarg layout of sort_count_u32's C++ entry point.
@@ -6056,7 +6500,7 @@ var sortCountU32Kernel = kernel.Define("sort_count_u32", func(b *kernel.Block, a
 	sortCountU32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:944) on s: grid blocks of block threads, with
+// LaunchSortCountU32 launches sortCountU32 (kernels_types.go:1082) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6066,7 +6510,7 @@ func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 99)
+	ld, checked, err := goKernels.Prepare(s, 105)
 	if err != nil {
 		return err
 	}
@@ -6076,7 +6520,7 @@ func LaunchSortCountU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 99, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 105, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU32Args is the kernarg layout of sort_keys_u32's C++ entry point.
@@ -6112,7 +6556,7 @@ var sortKeysU32Kernel = kernel.Define("sort_keys_u32", func(b *kernel.Block, a *
 	sortKeysU32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:952) on s: grid blocks of block threads, with
+// LaunchSortKeysU32 launches sortKeysU32 (kernels_types.go:1090) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6125,7 +6569,7 @@ func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 100)
+	ld, checked, err := goKernels.Prepare(s, 106)
 	if err != nil {
 		return err
 	}
@@ -6135,7 +6579,7 @@ func LaunchSortKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 100, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 106, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU32Args is the kernarg layout of key_heads_u32's C++ entry point.
@@ -6169,7 +6613,7 @@ var keyHeadsU32Kernel = kernel.Define("key_heads_u32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU32 launches keyHeadsU32 (kernels_types.go:962) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU32 launches keyHeadsU32 (kernels_types.go:1100) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint32], flags buffer.Array[uint8], span int) error {
@@ -6179,7 +6623,7 @@ func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 101)
+	ld, checked, err := goKernels.Prepare(s, 107)
 	if err != nil {
 		return err
 	}
@@ -6189,7 +6633,7 @@ func LaunchKeyHeadsU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 101, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 107, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU32Args is the kernarg layout of merge_block_u32's C++ entry point.
@@ -6223,7 +6667,7 @@ var mergeBlockU32Kernel = kernel.Define("merge_block_u32", func(b *kernel.Block,
 	mergeBlockU32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU32 launches mergeBlockU32 (kernels_types.go:969) on s: grid blocks of block threads, with
+// LaunchMergeBlockU32 launches mergeBlockU32 (kernels_types.go:1107) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], out buffer.Array[uint32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6236,7 +6680,7 @@ func LaunchMergeBlockU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u32 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 102)
+	ld, checked, err := goKernels.Prepare(s, 108)
 	if err != nil {
 		return err
 	}
@@ -6246,7 +6690,7 @@ func LaunchMergeBlockU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 102, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 108, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU32Args is the kernarg layout of merge_pass_u32's C++ entry point.
@@ -6285,7 +6729,7 @@ var mergePassU32Kernel = kernel.Define("merge_pass_u32", func(b *kernel.Block, a
 	mergePassU32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU32 launches mergePassU32 (kernels_types.go:978) on s: grid blocks of block threads, with
+// LaunchMergePassU32 launches mergePassU32 (kernels_types.go:1116) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint32], dst buffer.Array[uint32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6301,7 +6745,7 @@ func LaunchMergePassU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u32 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 103)
+	ld, checked, err := goKernels.Prepare(s, 109)
 	if err != nil {
 		return err
 	}
@@ -6311,7 +6755,7 @@ func LaunchMergePassU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 103, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 109, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountI64Args is the kernarg layout of sort_count_i64's C++ entry point.
@@ -6345,7 +6789,7 @@ var sortCountI64Kernel = kernel.Define("sort_count_i64", func(b *kernel.Block, a
 	sortCountI64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:988) on s: grid blocks of block threads, with
+// LaunchSortCountI64 launches sortCountI64 (kernels_types.go:1126) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6355,7 +6799,7 @@ func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_i64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 104)
+	ld, checked, err := goKernels.Prepare(s, 110)
 	if err != nil {
 		return err
 	}
@@ -6365,7 +6809,7 @@ func LaunchSortCountI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 104, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 110, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysI64Args is the kernarg layout of sort_keys_i64's C++ entry point.
@@ -6401,7 +6845,7 @@ var sortKeysI64Kernel = kernel.Define("sort_keys_i64", func(b *kernel.Block, a *
 	sortKeysI64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:996) on s: grid blocks of block threads, with
+// LaunchSortKeysI64 launches sortKeysI64 (kernels_types.go:1134) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6414,7 +6858,7 @@ func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_i64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 105)
+	ld, checked, err := goKernels.Prepare(s, 111)
 	if err != nil {
 		return err
 	}
@@ -6424,7 +6868,7 @@ func LaunchSortKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 105, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 111, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsI64Args is the kernarg layout of key_heads_i64's C++ entry point.
@@ -6458,7 +6902,7 @@ var keyHeadsI64Kernel = kernel.Define("key_heads_i64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsI64 launches keyHeadsI64 (kernels_types.go:1006) on s: grid blocks of block threads, with
+// LaunchKeyHeadsI64 launches keyHeadsI64 (kernels_types.go:1144) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[int64], flags buffer.Array[uint8], span int) error {
@@ -6468,7 +6912,7 @@ func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_i64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 106)
+	ld, checked, err := goKernels.Prepare(s, 112)
 	if err != nil {
 		return err
 	}
@@ -6478,7 +6922,7 @@ func LaunchKeyHeadsI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 106, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 112, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockI64Args is the kernarg layout of merge_block_i64's C++ entry point.
@@ -6512,7 +6956,7 @@ var mergeBlockI64Kernel = kernel.Define("merge_block_i64", func(b *kernel.Block,
 	mergeBlockI64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockI64 launches mergeBlockI64 (kernels_types.go:1013) on s: grid blocks of block threads, with
+// LaunchMergeBlockI64 launches mergeBlockI64 (kernels_types.go:1151) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], out buffer.Array[int64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6525,7 +6969,7 @@ func LaunchMergeBlockI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_i64 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 107)
+	ld, checked, err := goKernels.Prepare(s, 113)
 	if err != nil {
 		return err
 	}
@@ -6535,7 +6979,7 @@ func LaunchMergeBlockI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 107, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 113, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassI64Args is the kernarg layout of merge_pass_i64's C++ entry point.
@@ -6574,7 +7018,7 @@ var mergePassI64Kernel = kernel.Define("merge_pass_i64", func(b *kernel.Block, a
 	mergePassI64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassI64 launches mergePassI64 (kernels_types.go:1022) on s: grid blocks of block threads, with
+// LaunchMergePassI64 launches mergePassI64 (kernels_types.go:1160) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[int64], dst buffer.Array[int64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6590,7 +7034,7 @@ func LaunchMergePassI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_i64 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 108)
+	ld, checked, err := goKernels.Prepare(s, 114)
 	if err != nil {
 		return err
 	}
@@ -6600,7 +7044,7 @@ func LaunchMergePassI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 108, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 114, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountU64Args is the kernarg layout of sort_count_u64's C++ entry point.
@@ -6634,7 +7078,7 @@ var sortCountU64Kernel = kernel.Define("sort_count_u64", func(b *kernel.Block, a
 	sortCountU64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:1032) on s: grid blocks of block threads, with
+// LaunchSortCountU64 launches sortCountU64 (kernels_types.go:1170) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6644,7 +7088,7 @@ func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_u64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 109)
+	ld, checked, err := goKernels.Prepare(s, 115)
 	if err != nil {
 		return err
 	}
@@ -6654,7 +7098,7 @@ func LaunchSortCountU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 109, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 115, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysU64Args is the kernarg layout of sort_keys_u64's C++ entry point.
@@ -6690,7 +7134,7 @@ var sortKeysU64Kernel = kernel.Define("sort_keys_u64", func(b *kernel.Block, a *
 	sortKeysU64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:1040) on s: grid blocks of block threads, with
+// LaunchSortKeysU64 launches sortKeysU64 (kernels_types.go:1178) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6703,7 +7147,7 @@ func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_u64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 110)
+	ld, checked, err := goKernels.Prepare(s, 116)
 	if err != nil {
 		return err
 	}
@@ -6713,7 +7157,7 @@ func LaunchSortKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 110, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 116, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsU64Args is the kernarg layout of key_heads_u64's C++ entry point.
@@ -6747,7 +7191,7 @@ var keyHeadsU64Kernel = kernel.Define("key_heads_u64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsU64 launches keyHeadsU64 (kernels_types.go:1050) on s: grid blocks of block threads, with
+// LaunchKeyHeadsU64 launches keyHeadsU64 (kernels_types.go:1188) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[uint64], flags buffer.Array[uint8], span int) error {
@@ -6757,7 +7201,7 @@ func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_u64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 111)
+	ld, checked, err := goKernels.Prepare(s, 117)
 	if err != nil {
 		return err
 	}
@@ -6767,7 +7211,7 @@ func LaunchKeyHeadsU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 111, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 117, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockU64Args is the kernarg layout of merge_block_u64's C++ entry point.
@@ -6801,7 +7245,7 @@ var mergeBlockU64Kernel = kernel.Define("merge_block_u64", func(b *kernel.Block,
 	mergeBlockU64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockU64 launches mergeBlockU64 (kernels_types.go:1057) on s: grid blocks of block threads, with
+// LaunchMergeBlockU64 launches mergeBlockU64 (kernels_types.go:1195) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], out buffer.Array[uint64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -6814,7 +7258,7 @@ func LaunchMergeBlockU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_u64 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 112)
+	ld, checked, err := goKernels.Prepare(s, 118)
 	if err != nil {
 		return err
 	}
@@ -6824,7 +7268,7 @@ func LaunchMergeBlockU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 112, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 118, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassU64Args is the kernarg layout of merge_pass_u64's C++ entry point.
@@ -6863,7 +7307,7 @@ var mergePassU64Kernel = kernel.Define("merge_pass_u64", func(b *kernel.Block, a
 	mergePassU64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassU64 launches mergePassU64 (kernels_types.go:1066) on s: grid blocks of block threads, with
+// LaunchMergePassU64 launches mergePassU64 (kernels_types.go:1204) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[uint64], dst buffer.Array[uint64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -6879,7 +7323,7 @@ func LaunchMergePassU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_u64 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 113)
+	ld, checked, err := goKernels.Prepare(s, 119)
 	if err != nil {
 		return err
 	}
@@ -6889,7 +7333,7 @@ func LaunchMergePassU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 113, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 119, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountF32Args is the kernarg layout of sort_count_f32's C++ entry point.
@@ -6923,7 +7367,7 @@ var sortCountF32Kernel = kernel.Define("sort_count_f32", func(b *kernel.Block, a
 	sortCountF32Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:1076) on s: grid blocks of block threads, with
+// LaunchSortCountF32 launches sortCountF32 (kernels_types.go:1214) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6933,7 +7377,7 @@ func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_f32 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 114)
+	ld, checked, err := goKernels.Prepare(s, 120)
 	if err != nil {
 		return err
 	}
@@ -6943,7 +7387,7 @@ func LaunchSortCountF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 114, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 120, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysF32Args is the kernarg layout of sort_keys_f32's C++ entry point.
@@ -6979,7 +7423,7 @@ var sortKeysF32Kernel = kernel.Define("sort_keys_f32", func(b *kernel.Block, a *
 	sortKeysF32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:1084) on s: grid blocks of block threads, with
+// LaunchSortKeysF32 launches sortKeysF32 (kernels_types.go:1222) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -6992,7 +7436,7 @@ func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_f32 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 115)
+	ld, checked, err := goKernels.Prepare(s, 121)
 	if err != nil {
 		return err
 	}
@@ -7002,7 +7446,7 @@ func LaunchSortKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 115, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 121, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsF32Args is the kernarg layout of key_heads_f32's C++ entry point.
@@ -7036,7 +7480,7 @@ var keyHeadsF32Kernel = kernel.Define("key_heads_f32", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsF32 launches keyHeadsF32 (kernels_types.go:1094) on s: grid blocks of block threads, with
+// LaunchKeyHeadsF32 launches keyHeadsF32 (kernels_types.go:1232) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float32], flags buffer.Array[uint8], span int) error {
@@ -7046,7 +7490,7 @@ func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f32 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 116)
+	ld, checked, err := goKernels.Prepare(s, 122)
 	if err != nil {
 		return err
 	}
@@ -7056,7 +7500,7 @@ func LaunchKeyHeadsF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 116, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 122, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockF32Args is the kernarg layout of merge_block_f32's C++ entry point.
@@ -7090,7 +7534,7 @@ var mergeBlockF32Kernel = kernel.Define("merge_block_f32", func(b *kernel.Block,
 	mergeBlockF32Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockF32 launches mergeBlockF32 (kernels_types.go:1101) on s: grid blocks of block threads, with
+// LaunchMergeBlockF32 launches mergeBlockF32 (kernels_types.go:1239) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], out buffer.Array[float32], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -7103,7 +7547,7 @@ func LaunchMergeBlockF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_f32 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 117)
+	ld, checked, err := goKernels.Prepare(s, 123)
 	if err != nil {
 		return err
 	}
@@ -7113,7 +7557,7 @@ func LaunchMergeBlockF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 117, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 123, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassF32Args is the kernarg layout of merge_pass_f32's C++ entry point.
@@ -7152,7 +7596,7 @@ var mergePassF32Kernel = kernel.Define("merge_pass_f32", func(b *kernel.Block, a
 	mergePassF32Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassF32 launches mergePassF32 (kernels_types.go:1110) on s: grid blocks of block threads, with
+// LaunchMergePassF32 launches mergePassF32 (kernels_types.go:1248) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[float32], dst buffer.Array[float32], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -7168,7 +7612,7 @@ func LaunchMergePassF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f32 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 118)
+	ld, checked, err := goKernels.Prepare(s, 124)
 	if err != nil {
 		return err
 	}
@@ -7178,7 +7622,7 @@ func LaunchMergePassF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 118, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 124, checked, grid, block, sharedMem, &args)
 }
 
 // sortCountF64Args is the kernarg layout of sort_count_f64's C++ entry point.
@@ -7212,7 +7656,7 @@ var sortCountF64Kernel = kernel.Define("sort_count_f64", func(b *kernel.Block, a
 	sortCountF64Group(b, kernelimpl.ConstView(b, a.keys, a.keysLen), kernelimpl.ViewRest(b, a.counts), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(1024), kernelimpl.Lockstep())
 
-// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:1120) on s: grid blocks of block threads, with
+// LaunchSortCountF64 launches sortCountF64 (kernels_types.go:1258) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], counts buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7222,7 +7666,7 @@ func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if counts == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_count_f64 argument 1 (counts): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 119)
+	ld, checked, err := goKernels.Prepare(s, 125)
 	if err != nil {
 		return err
 	}
@@ -7232,7 +7676,7 @@ func LaunchSortCountF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(counts.Len()))
 	}
-	return ld.Launch(s, 119, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 125, checked, grid, block, sharedMem, &args)
 }
 
 // sortKeysF64Args is the kernarg layout of sort_keys_f64's C++ entry point.
@@ -7268,7 +7712,7 @@ var sortKeysF64Kernel = kernel.Define("sort_keys_f64", func(b *kernel.Block, a *
 	sortKeysF64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:1128) on s: grid blocks of block threads, with
+// LaunchSortKeysF64 launches sortKeysF64 (kernels_types.go:1266) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7281,7 +7725,7 @@ func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_keys_f64 argument 2 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 120)
+	ld, checked, err := goKernels.Prepare(s, 126)
 	if err != nil {
 		return err
 	}
@@ -7291,7 +7735,7 @@ func LaunchSortKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 120, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 126, checked, grid, block, sharedMem, &args)
 }
 
 // keyHeadsF64Args is the kernarg layout of key_heads_f64's C++ entry point.
@@ -7325,7 +7769,7 @@ var keyHeadsF64Kernel = kernel.Define("key_heads_f64", func(b *kernel.Block, a *
 	}
 })
 
-// LaunchKeyHeadsF64 launches keyHeadsF64 (kernels_types.go:1138) on s: grid blocks of block threads, with
+// LaunchKeyHeadsF64 launches keyHeadsF64 (kernels_types.go:1276) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keys buffer.Array[float64], flags buffer.Array[uint8], span int) error {
@@ -7335,7 +7779,7 @@ func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if flags == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel key_heads_f64 argument 1 (flags): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 121)
+	ld, checked, err := goKernels.Prepare(s, 127)
 	if err != nil {
 		return err
 	}
@@ -7345,7 +7789,7 @@ func LaunchKeyHeadsF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(flags.Len()))
 	}
-	return ld.Launch(s, 121, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 127, checked, grid, block, sharedMem, &args)
 }
 
 // mergeBlockF64Args is the kernarg layout of merge_block_f64's C++ entry point.
@@ -7379,7 +7823,7 @@ var mergeBlockF64Kernel = kernel.Define("merge_block_f64", func(b *kernel.Block,
 	mergeBlockF64Group(b, kernelimpl.ConstView(b, a.in, a.inLen), kernelimpl.ViewRest(b, a.out), kernelimpl.ViewRest(b, a.outI), a.pairs != 0, a.ord, int(a.tile))
 }, kernel.StaticShared(8192), kernelimpl.Lockstep())
 
-// LaunchMergeBlockF64 launches mergeBlockF64 (kernels_types.go:1145) on s: grid blocks of block threads, with
+// LaunchMergeBlockF64 launches mergeBlockF64 (kernels_types.go:1283) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergeBlockF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], out buffer.Array[float64], outI buffer.Array[uint32], pairs bool, ord int32, tile int) error {
@@ -7392,7 +7836,7 @@ func LaunchMergeBlockF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 	if outI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_block_f64 argument 2 (outI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 122)
+	ld, checked, err := goKernels.Prepare(s, 128)
 	if err != nil {
 		return err
 	}
@@ -7402,7 +7846,7 @@ func LaunchMergeBlockF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, 
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(out.Len())).Int64(int64(outI.Len()))
 	}
-	return ld.Launch(s, 122, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 128, checked, grid, block, sharedMem, &args)
 }
 
 // mergePassF64Args is the kernarg layout of merge_pass_f64's C++ entry point.
@@ -7441,7 +7885,7 @@ var mergePassF64Kernel = kernel.Define("merge_pass_f64", func(b *kernel.Block, a
 	mergePassF64Group(b, kernelimpl.ConstViewRest(b, a.src), kernelimpl.ViewRest(b, a.dst), kernelimpl.ConstViewRest(b, a.srcI), kernelimpl.ViewRest(b, a.dstI), a.pairs != 0, a.ord, int(a.count), int(a.w), int(a.tile))
 }, kernel.StaticShared(8208), kernelimpl.Lockstep())
 
-// LaunchMergePassF64 launches mergePassF64 (kernels_types.go:1154) on s: grid blocks of block threads, with
+// LaunchMergePassF64 launches mergePassF64 (kernels_types.go:1292) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchMergePassF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, src buffer.Array[float64], dst buffer.Array[float64], srcI buffer.Array[uint32], dstI buffer.Array[uint32], pairs bool, ord int32, count int, w int, tile int) error {
@@ -7457,7 +7901,7 @@ func LaunchMergePassF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 	if dstI == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel merge_pass_f64 argument 3 (dstI): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 123)
+	ld, checked, err := goKernels.Prepare(s, 129)
 	if err != nil {
 		return err
 	}
@@ -7467,7 +7911,7 @@ func LaunchMergePassF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, s
 		// The checked entry point's trailing arguments.
 		args.Uint32(uint32(sharedMem)).Int64(int64(src.Len())).Int64(int64(dst.Len())).Int64(int64(srcI.Len())).Int64(int64(dstI.Len()))
 	}
-	return ld.Launch(s, 123, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 129, checked, grid, block, sharedMem, &args)
 }
 
 // gatherI32Args is the kernarg layout of gather_i32's C++ entry point.
@@ -7504,7 +7948,7 @@ var gatherI32Kernel = kernel.Define("gather_i32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherI32 launches gatherI32 (kernels_types.go:1164) on s: grid blocks of block threads, with
+// LaunchGatherI32 launches gatherI32 (kernels_types.go:1302) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], idx buffer.Array[uint32], out buffer.Array[int32], count int, span int) error {
@@ -7517,7 +7961,7 @@ func LaunchGatherI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_i32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 124)
+	ld, checked, err := goKernels.Prepare(s, 130)
 	if err != nil {
 		return err
 	}
@@ -7527,7 +7971,7 @@ func LaunchGatherI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 124, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 130, checked, grid, block, sharedMem, &args)
 }
 
 // gatherU32Args is the kernarg layout of gather_u32's C++ entry point.
@@ -7564,7 +8008,7 @@ var gatherU32Kernel = kernel.Define("gather_u32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherU32 launches gatherU32 (kernels_types.go:1171) on s: grid blocks of block threads, with
+// LaunchGatherU32 launches gatherU32 (kernels_types.go:1309) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], idx buffer.Array[uint32], out buffer.Array[uint32], count int, span int) error {
@@ -7577,7 +8021,7 @@ func LaunchGatherU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_u32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 125)
+	ld, checked, err := goKernels.Prepare(s, 131)
 	if err != nil {
 		return err
 	}
@@ -7587,7 +8031,7 @@ func LaunchGatherU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 125, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 131, checked, grid, block, sharedMem, &args)
 }
 
 // gatherI64Args is the kernarg layout of gather_i64's C++ entry point.
@@ -7624,7 +8068,7 @@ var gatherI64Kernel = kernel.Define("gather_i64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherI64 launches gatherI64 (kernels_types.go:1178) on s: grid blocks of block threads, with
+// LaunchGatherI64 launches gatherI64 (kernels_types.go:1316) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], idx buffer.Array[uint32], out buffer.Array[int64], count int, span int) error {
@@ -7637,7 +8081,7 @@ func LaunchGatherI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_i64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 126)
+	ld, checked, err := goKernels.Prepare(s, 132)
 	if err != nil {
 		return err
 	}
@@ -7647,7 +8091,7 @@ func LaunchGatherI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 126, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 132, checked, grid, block, sharedMem, &args)
 }
 
 // gatherU64Args is the kernarg layout of gather_u64's C++ entry point.
@@ -7684,7 +8128,7 @@ var gatherU64Kernel = kernel.Define("gather_u64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherU64 launches gatherU64 (kernels_types.go:1185) on s: grid blocks of block threads, with
+// LaunchGatherU64 launches gatherU64 (kernels_types.go:1323) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], idx buffer.Array[uint32], out buffer.Array[uint64], count int, span int) error {
@@ -7697,7 +8141,7 @@ func LaunchGatherU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_u64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 127)
+	ld, checked, err := goKernels.Prepare(s, 133)
 	if err != nil {
 		return err
 	}
@@ -7707,7 +8151,7 @@ func LaunchGatherU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 127, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 133, checked, grid, block, sharedMem, &args)
 }
 
 // gatherF32Args is the kernarg layout of gather_f32's C++ entry point.
@@ -7744,7 +8188,7 @@ var gatherF32Kernel = kernel.Define("gather_f32", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherF32 launches gatherF32 (kernels_types.go:1192) on s: grid blocks of block threads, with
+// LaunchGatherF32 launches gatherF32 (kernels_types.go:1330) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], idx buffer.Array[uint32], out buffer.Array[float32], count int, span int) error {
@@ -7757,7 +8201,7 @@ func LaunchGatherF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_f32 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 128)
+	ld, checked, err := goKernels.Prepare(s, 134)
 	if err != nil {
 		return err
 	}
@@ -7767,7 +8211,7 @@ func LaunchGatherF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 128, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 134, checked, grid, block, sharedMem, &args)
 }
 
 // gatherF64Args is the kernarg layout of gather_f64's C++ entry point.
@@ -7804,7 +8248,7 @@ var gatherF64Kernel = kernel.Define("gather_f64", func(b *kernel.Block, a *gathe
 	}
 })
 
-// LaunchGatherF64 launches gatherF64 (kernels_types.go:1199) on s: grid blocks of block threads, with
+// LaunchGatherF64 launches gatherF64 (kernels_types.go:1337) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchGatherF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], idx buffer.Array[uint32], out buffer.Array[float64], count int, span int) error {
@@ -7817,7 +8261,7 @@ func LaunchGatherF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 	if out == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel gather_f64 argument 2 (out): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 129)
+	ld, checked, err := goKernels.Prepare(s, 135)
 	if err != nil {
 		return err
 	}
@@ -7827,7 +8271,7 @@ func LaunchGatherF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in b
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(in.Len())).Int64(int64(idx.Len())).Int64(int64(out.Len()))
 	}
-	return ld.Launch(s, 129, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 135, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32I32Args is the kernarg layout of sort_pairs_i32_i32's C++ entry point.
@@ -7867,7 +8311,7 @@ var sortPairsI32I32Kernel = kernel.Define("sort_pairs_i32_i32", func(b *kernel.B
 	sortPairsI32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:1206) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I32 launches sortPairsI32I32 (kernels_types.go:1344) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7886,7 +8330,7 @@ func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 130)
+	ld, checked, err := goKernels.Prepare(s, 136)
 	if err != nil {
 		return err
 	}
@@ -7896,7 +8340,7 @@ func LaunchSortPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 130, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 136, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32U32Args is the kernarg layout of sort_pairs_i32_u32's C++ entry point.
@@ -7936,7 +8380,7 @@ var sortPairsI32U32Kernel = kernel.Define("sort_pairs_i32_u32", func(b *kernel.B
 	sortPairsI32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:1216) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U32 launches sortPairsI32U32 (kernels_types.go:1354) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -7955,7 +8399,7 @@ func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 131)
+	ld, checked, err := goKernels.Prepare(s, 137)
 	if err != nil {
 		return err
 	}
@@ -7965,7 +8409,7 @@ func LaunchSortPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 131, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 137, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32I64Args is the kernarg layout of sort_pairs_i32_i64's C++ entry point.
@@ -8005,7 +8449,7 @@ var sortPairsI32I64Kernel = kernel.Define("sort_pairs_i32_i64", func(b *kernel.B
 	sortPairsI32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:1226) on s: grid blocks of block threads, with
+// LaunchSortPairsI32I64 launches sortPairsI32I64 (kernels_types.go:1364) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8024,7 +8468,7 @@ func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 132)
+	ld, checked, err := goKernels.Prepare(s, 138)
 	if err != nil {
 		return err
 	}
@@ -8034,7 +8478,7 @@ func LaunchSortPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 132, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 138, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32U64Args is the kernarg layout of sort_pairs_i32_u64's C++ entry point.
@@ -8074,7 +8518,7 @@ var sortPairsI32U64Kernel = kernel.Define("sort_pairs_i32_u64", func(b *kernel.B
 	sortPairsI32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:1236) on s: grid blocks of block threads, with
+// LaunchSortPairsI32U64 launches sortPairsI32U64 (kernels_types.go:1374) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8093,7 +8537,7 @@ func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 133)
+	ld, checked, err := goKernels.Prepare(s, 139)
 	if err != nil {
 		return err
 	}
@@ -8103,7 +8547,7 @@ func LaunchSortPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 133, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 139, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32F32Args is the kernarg layout of sort_pairs_i32_f32's C++ entry point.
@@ -8143,7 +8587,7 @@ var sortPairsI32F32Kernel = kernel.Define("sort_pairs_i32_f32", func(b *kernel.B
 	sortPairsI32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:1246) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F32 launches sortPairsI32F32 (kernels_types.go:1384) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8162,7 +8606,7 @@ func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 134)
+	ld, checked, err := goKernels.Prepare(s, 140)
 	if err != nil {
 		return err
 	}
@@ -8172,7 +8616,7 @@ func LaunchSortPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 134, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 140, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI32F64Args is the kernarg layout of sort_pairs_i32_f64's C++ entry point.
@@ -8212,7 +8656,7 @@ var sortPairsI32F64Kernel = kernel.Define("sort_pairs_i32_f64", func(b *kernel.B
 	sortPairsI32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:1256) on s: grid blocks of block threads, with
+// LaunchSortPairsI32F64 launches sortPairsI32F64 (kernels_types.go:1394) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int32], keysOut buffer.Array[int32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8231,7 +8675,7 @@ func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 135)
+	ld, checked, err := goKernels.Prepare(s, 141)
 	if err != nil {
 		return err
 	}
@@ -8241,7 +8685,7 @@ func LaunchSortPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 135, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 141, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32I32Args is the kernarg layout of sort_pairs_u32_i32's C++ entry point.
@@ -8281,7 +8725,7 @@ var sortPairsU32I32Kernel = kernel.Define("sort_pairs_u32_i32", func(b *kernel.B
 	sortPairsU32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:1266) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I32 launches sortPairsU32I32 (kernels_types.go:1404) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8300,7 +8744,7 @@ func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 136)
+	ld, checked, err := goKernels.Prepare(s, 142)
 	if err != nil {
 		return err
 	}
@@ -8310,7 +8754,7 @@ func LaunchSortPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 136, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 142, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32U32Args is the kernarg layout of sort_pairs_u32_u32's C++ entry point.
@@ -8350,7 +8794,7 @@ var sortPairsU32U32Kernel = kernel.Define("sort_pairs_u32_u32", func(b *kernel.B
 	sortPairsU32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:1276) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U32 launches sortPairsU32U32 (kernels_types.go:1414) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8369,7 +8813,7 @@ func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 137)
+	ld, checked, err := goKernels.Prepare(s, 143)
 	if err != nil {
 		return err
 	}
@@ -8379,7 +8823,7 @@ func LaunchSortPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 137, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 143, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32I64Args is the kernarg layout of sort_pairs_u32_i64's C++ entry point.
@@ -8419,7 +8863,7 @@ var sortPairsU32I64Kernel = kernel.Define("sort_pairs_u32_i64", func(b *kernel.B
 	sortPairsU32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:1286) on s: grid blocks of block threads, with
+// LaunchSortPairsU32I64 launches sortPairsU32I64 (kernels_types.go:1424) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8438,7 +8882,7 @@ func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 138)
+	ld, checked, err := goKernels.Prepare(s, 144)
 	if err != nil {
 		return err
 	}
@@ -8448,7 +8892,7 @@ func LaunchSortPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 138, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 144, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32U64Args is the kernarg layout of sort_pairs_u32_u64's C++ entry point.
@@ -8488,7 +8932,7 @@ var sortPairsU32U64Kernel = kernel.Define("sort_pairs_u32_u64", func(b *kernel.B
 	sortPairsU32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:1296) on s: grid blocks of block threads, with
+// LaunchSortPairsU32U64 launches sortPairsU32U64 (kernels_types.go:1434) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8507,7 +8951,7 @@ func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 139)
+	ld, checked, err := goKernels.Prepare(s, 145)
 	if err != nil {
 		return err
 	}
@@ -8517,7 +8961,7 @@ func LaunchSortPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 139, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 145, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32F32Args is the kernarg layout of sort_pairs_u32_f32's C++ entry point.
@@ -8557,7 +9001,7 @@ var sortPairsU32F32Kernel = kernel.Define("sort_pairs_u32_f32", func(b *kernel.B
 	sortPairsU32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:1306) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F32 launches sortPairsU32F32 (kernels_types.go:1444) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8576,7 +9020,7 @@ func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 140)
+	ld, checked, err := goKernels.Prepare(s, 146)
 	if err != nil {
 		return err
 	}
@@ -8586,7 +9030,7 @@ func LaunchSortPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 140, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 146, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU32F64Args is the kernarg layout of sort_pairs_u32_f64's C++ entry point.
@@ -8626,7 +9070,7 @@ var sortPairsU32F64Kernel = kernel.Define("sort_pairs_u32_f64", func(b *kernel.B
 	sortPairsU32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:1316) on s: grid blocks of block threads, with
+// LaunchSortPairsU32F64 launches sortPairsU32F64 (kernels_types.go:1454) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint32], keysOut buffer.Array[uint32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8645,7 +9089,7 @@ func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 141)
+	ld, checked, err := goKernels.Prepare(s, 147)
 	if err != nil {
 		return err
 	}
@@ -8655,7 +9099,7 @@ func LaunchSortPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 141, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 147, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64I32Args is the kernarg layout of sort_pairs_i64_i32's C++ entry point.
@@ -8695,7 +9139,7 @@ var sortPairsI64I32Kernel = kernel.Define("sort_pairs_i64_i32", func(b *kernel.B
 	sortPairsI64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:1326) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I32 launches sortPairsI64I32 (kernels_types.go:1464) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8714,7 +9158,7 @@ func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 142)
+	ld, checked, err := goKernels.Prepare(s, 148)
 	if err != nil {
 		return err
 	}
@@ -8724,7 +9168,7 @@ func LaunchSortPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 142, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 148, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64U32Args is the kernarg layout of sort_pairs_i64_u32's C++ entry point.
@@ -8764,7 +9208,7 @@ var sortPairsI64U32Kernel = kernel.Define("sort_pairs_i64_u32", func(b *kernel.B
 	sortPairsI64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1336) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U32 launches sortPairsI64U32 (kernels_types.go:1474) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8783,7 +9227,7 @@ func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 143)
+	ld, checked, err := goKernels.Prepare(s, 149)
 	if err != nil {
 		return err
 	}
@@ -8793,7 +9237,7 @@ func LaunchSortPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 143, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 149, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64I64Args is the kernarg layout of sort_pairs_i64_i64's C++ entry point.
@@ -8833,7 +9277,7 @@ var sortPairsI64I64Kernel = kernel.Define("sort_pairs_i64_i64", func(b *kernel.B
 	sortPairsI64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1346) on s: grid blocks of block threads, with
+// LaunchSortPairsI64I64 launches sortPairsI64I64 (kernels_types.go:1484) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8852,7 +9296,7 @@ func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 144)
+	ld, checked, err := goKernels.Prepare(s, 150)
 	if err != nil {
 		return err
 	}
@@ -8862,7 +9306,7 @@ func LaunchSortPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 144, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 150, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64U64Args is the kernarg layout of sort_pairs_i64_u64's C++ entry point.
@@ -8902,7 +9346,7 @@ var sortPairsI64U64Kernel = kernel.Define("sort_pairs_i64_u64", func(b *kernel.B
 	sortPairsI64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1356) on s: grid blocks of block threads, with
+// LaunchSortPairsI64U64 launches sortPairsI64U64 (kernels_types.go:1494) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8921,7 +9365,7 @@ func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 145)
+	ld, checked, err := goKernels.Prepare(s, 151)
 	if err != nil {
 		return err
 	}
@@ -8931,7 +9375,7 @@ func LaunchSortPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 145, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 151, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64F32Args is the kernarg layout of sort_pairs_i64_f32's C++ entry point.
@@ -8971,7 +9415,7 @@ var sortPairsI64F32Kernel = kernel.Define("sort_pairs_i64_f32", func(b *kernel.B
 	sortPairsI64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1366) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F32 launches sortPairsI64F32 (kernels_types.go:1504) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -8990,7 +9434,7 @@ func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 146)
+	ld, checked, err := goKernels.Prepare(s, 152)
 	if err != nil {
 		return err
 	}
@@ -9000,7 +9444,7 @@ func LaunchSortPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 146, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 152, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsI64F64Args is the kernarg layout of sort_pairs_i64_f64's C++ entry point.
@@ -9040,7 +9484,7 @@ var sortPairsI64F64Kernel = kernel.Define("sort_pairs_i64_f64", func(b *kernel.B
 	sortPairsI64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1376) on s: grid blocks of block threads, with
+// LaunchSortPairsI64F64 launches sortPairsI64F64 (kernels_types.go:1514) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[int64], keysOut buffer.Array[int64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9059,7 +9503,7 @@ func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_i64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 147)
+	ld, checked, err := goKernels.Prepare(s, 153)
 	if err != nil {
 		return err
 	}
@@ -9069,7 +9513,7 @@ func LaunchSortPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 147, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 153, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64I32Args is the kernarg layout of sort_pairs_u64_i32's C++ entry point.
@@ -9109,7 +9553,7 @@ var sortPairsU64I32Kernel = kernel.Define("sort_pairs_u64_i32", func(b *kernel.B
 	sortPairsU64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1386) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I32 launches sortPairsU64I32 (kernels_types.go:1524) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9128,7 +9572,7 @@ func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 148)
+	ld, checked, err := goKernels.Prepare(s, 154)
 	if err != nil {
 		return err
 	}
@@ -9138,7 +9582,7 @@ func LaunchSortPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 148, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 154, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64U32Args is the kernarg layout of sort_pairs_u64_u32's C++ entry point.
@@ -9178,7 +9622,7 @@ var sortPairsU64U32Kernel = kernel.Define("sort_pairs_u64_u32", func(b *kernel.B
 	sortPairsU64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1396) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U32 launches sortPairsU64U32 (kernels_types.go:1534) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9197,7 +9641,7 @@ func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 149)
+	ld, checked, err := goKernels.Prepare(s, 155)
 	if err != nil {
 		return err
 	}
@@ -9207,7 +9651,7 @@ func LaunchSortPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 149, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 155, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64I64Args is the kernarg layout of sort_pairs_u64_i64's C++ entry point.
@@ -9247,7 +9691,7 @@ var sortPairsU64I64Kernel = kernel.Define("sort_pairs_u64_i64", func(b *kernel.B
 	sortPairsU64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1406) on s: grid blocks of block threads, with
+// LaunchSortPairsU64I64 launches sortPairsU64I64 (kernels_types.go:1544) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9266,7 +9710,7 @@ func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 150)
+	ld, checked, err := goKernels.Prepare(s, 156)
 	if err != nil {
 		return err
 	}
@@ -9276,7 +9720,7 @@ func LaunchSortPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 150, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 156, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64U64Args is the kernarg layout of sort_pairs_u64_u64's C++ entry point.
@@ -9316,7 +9760,7 @@ var sortPairsU64U64Kernel = kernel.Define("sort_pairs_u64_u64", func(b *kernel.B
 	sortPairsU64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1416) on s: grid blocks of block threads, with
+// LaunchSortPairsU64U64 launches sortPairsU64U64 (kernels_types.go:1554) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9335,7 +9779,7 @@ func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 151)
+	ld, checked, err := goKernels.Prepare(s, 157)
 	if err != nil {
 		return err
 	}
@@ -9345,7 +9789,7 @@ func LaunchSortPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 151, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 157, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64F32Args is the kernarg layout of sort_pairs_u64_f32's C++ entry point.
@@ -9385,7 +9829,7 @@ var sortPairsU64F32Kernel = kernel.Define("sort_pairs_u64_f32", func(b *kernel.B
 	sortPairsU64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1426) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F32 launches sortPairsU64F32 (kernels_types.go:1564) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9404,7 +9848,7 @@ func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 152)
+	ld, checked, err := goKernels.Prepare(s, 158)
 	if err != nil {
 		return err
 	}
@@ -9414,7 +9858,7 @@ func LaunchSortPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 152, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 158, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsU64F64Args is the kernarg layout of sort_pairs_u64_f64's C++ entry point.
@@ -9454,7 +9898,7 @@ var sortPairsU64F64Kernel = kernel.Define("sort_pairs_u64_f64", func(b *kernel.B
 	sortPairsU64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1436) on s: grid blocks of block threads, with
+// LaunchSortPairsU64F64 launches sortPairsU64F64 (kernels_types.go:1574) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[uint64], keysOut buffer.Array[uint64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9473,7 +9917,7 @@ func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_u64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 153)
+	ld, checked, err := goKernels.Prepare(s, 159)
 	if err != nil {
 		return err
 	}
@@ -9483,7 +9927,7 @@ func LaunchSortPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 153, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 159, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32I32Args is the kernarg layout of sort_pairs_f32_i32's C++ entry point.
@@ -9523,7 +9967,7 @@ var sortPairsF32I32Kernel = kernel.Define("sort_pairs_f32_i32", func(b *kernel.B
 	sortPairsF32I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1446) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I32 launches sortPairsF32I32 (kernels_types.go:1584) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9542,7 +9986,7 @@ func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 154)
+	ld, checked, err := goKernels.Prepare(s, 160)
 	if err != nil {
 		return err
 	}
@@ -9552,7 +9996,7 @@ func LaunchSortPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 154, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 160, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32U32Args is the kernarg layout of sort_pairs_f32_u32's C++ entry point.
@@ -9592,7 +10036,7 @@ var sortPairsF32U32Kernel = kernel.Define("sort_pairs_f32_u32", func(b *kernel.B
 	sortPairsF32U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1456) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U32 launches sortPairsF32U32 (kernels_types.go:1594) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9611,7 +10055,7 @@ func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 155)
+	ld, checked, err := goKernels.Prepare(s, 161)
 	if err != nil {
 		return err
 	}
@@ -9621,7 +10065,7 @@ func LaunchSortPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 155, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 161, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32I64Args is the kernarg layout of sort_pairs_f32_i64's C++ entry point.
@@ -9661,7 +10105,7 @@ var sortPairsF32I64Kernel = kernel.Define("sort_pairs_f32_i64", func(b *kernel.B
 	sortPairsF32I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1466) on s: grid blocks of block threads, with
+// LaunchSortPairsF32I64 launches sortPairsF32I64 (kernels_types.go:1604) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9680,7 +10124,7 @@ func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 156)
+	ld, checked, err := goKernels.Prepare(s, 162)
 	if err != nil {
 		return err
 	}
@@ -9690,7 +10134,7 @@ func LaunchSortPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 156, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 162, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32U64Args is the kernarg layout of sort_pairs_f32_u64's C++ entry point.
@@ -9730,7 +10174,7 @@ var sortPairsF32U64Kernel = kernel.Define("sort_pairs_f32_u64", func(b *kernel.B
 	sortPairsF32U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1476) on s: grid blocks of block threads, with
+// LaunchSortPairsF32U64 launches sortPairsF32U64 (kernels_types.go:1614) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9749,7 +10193,7 @@ func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 157)
+	ld, checked, err := goKernels.Prepare(s, 163)
 	if err != nil {
 		return err
 	}
@@ -9759,7 +10203,7 @@ func LaunchSortPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 157, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 163, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32F32Args is the kernarg layout of sort_pairs_f32_f32's C++ entry point.
@@ -9799,7 +10243,7 @@ var sortPairsF32F32Kernel = kernel.Define("sort_pairs_f32_f32", func(b *kernel.B
 	sortPairsF32F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1486) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F32 launches sortPairsF32F32 (kernels_types.go:1624) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9818,7 +10262,7 @@ func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 158)
+	ld, checked, err := goKernels.Prepare(s, 164)
 	if err != nil {
 		return err
 	}
@@ -9828,7 +10272,7 @@ func LaunchSortPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 158, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 164, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF32F64Args is the kernarg layout of sort_pairs_f32_f64's C++ entry point.
@@ -9868,7 +10312,7 @@ var sortPairsF32F64Kernel = kernel.Define("sort_pairs_f32_f64", func(b *kernel.B
 	sortPairsF32F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1496) on s: grid blocks of block threads, with
+// LaunchSortPairsF32F64 launches sortPairsF32F64 (kernels_types.go:1634) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float32], keysOut buffer.Array[float32], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9887,7 +10331,7 @@ func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f32_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 159)
+	ld, checked, err := goKernels.Prepare(s, 165)
 	if err != nil {
 		return err
 	}
@@ -9897,7 +10341,7 @@ func LaunchSortPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 159, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 165, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64I32Args is the kernarg layout of sort_pairs_f64_i32's C++ entry point.
@@ -9937,7 +10381,7 @@ var sortPairsF64I32Kernel = kernel.Define("sort_pairs_f64_i32", func(b *kernel.B
 	sortPairsF64I32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1506) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I32 launches sortPairsF64I32 (kernels_types.go:1644) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int32], valsOut buffer.Array[int32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -9956,7 +10400,7 @@ func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_i32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 160)
+	ld, checked, err := goKernels.Prepare(s, 166)
 	if err != nil {
 		return err
 	}
@@ -9966,7 +10410,7 @@ func LaunchSortPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 160, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 166, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64U32Args is the kernarg layout of sort_pairs_f64_u32's C++ entry point.
@@ -10006,7 +10450,7 @@ var sortPairsF64U32Kernel = kernel.Define("sort_pairs_f64_u32", func(b *kernel.B
 	sortPairsF64U32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1516) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U32 launches sortPairsF64U32 (kernels_types.go:1654) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint32], valsOut buffer.Array[uint32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10025,7 +10469,7 @@ func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_u32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 161)
+	ld, checked, err := goKernels.Prepare(s, 167)
 	if err != nil {
 		return err
 	}
@@ -10035,7 +10479,7 @@ func LaunchSortPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 161, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 167, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64I64Args is the kernarg layout of sort_pairs_f64_i64's C++ entry point.
@@ -10075,7 +10519,7 @@ var sortPairsF64I64Kernel = kernel.Define("sort_pairs_f64_i64", func(b *kernel.B
 	sortPairsF64I64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1526) on s: grid blocks of block threads, with
+// LaunchSortPairsF64I64 launches sortPairsF64I64 (kernels_types.go:1664) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[int64], valsOut buffer.Array[int64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10094,7 +10538,7 @@ func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_i64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 162)
+	ld, checked, err := goKernels.Prepare(s, 168)
 	if err != nil {
 		return err
 	}
@@ -10104,7 +10548,7 @@ func LaunchSortPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 162, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 168, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64U64Args is the kernarg layout of sort_pairs_f64_u64's C++ entry point.
@@ -10144,7 +10588,7 @@ var sortPairsF64U64Kernel = kernel.Define("sort_pairs_f64_u64", func(b *kernel.B
 	sortPairsF64U64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1536) on s: grid blocks of block threads, with
+// LaunchSortPairsF64U64 launches sortPairsF64U64 (kernels_types.go:1674) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[uint64], valsOut buffer.Array[uint64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10163,7 +10607,7 @@ func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_u64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 163)
+	ld, checked, err := goKernels.Prepare(s, 169)
 	if err != nil {
 		return err
 	}
@@ -10173,7 +10617,7 @@ func LaunchSortPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 163, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 169, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64F32Args is the kernarg layout of sort_pairs_f64_f32's C++ entry point.
@@ -10213,7 +10657,7 @@ var sortPairsF64F32Kernel = kernel.Define("sort_pairs_f64_f32", func(b *kernel.B
 	sortPairsF64F32Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1546) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F32 launches sortPairsF64F32 (kernels_types.go:1684) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float32], valsOut buffer.Array[float32], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10232,7 +10676,7 @@ func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_f32 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 164)
+	ld, checked, err := goKernels.Prepare(s, 170)
 	if err != nil {
 		return err
 	}
@@ -10242,7 +10686,7 @@ func LaunchSortPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 164, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 170, checked, grid, block, sharedMem, &args)
 }
 
 // sortPairsF64F64Args is the kernarg layout of sort_pairs_f64_f64's C++ entry point.
@@ -10282,7 +10726,7 @@ var sortPairsF64F64Kernel = kernel.Define("sort_pairs_f64_f64", func(b *kernel.B
 	sortPairsF64F64Group(b, kernelimpl.ConstView(b, a.keysIn, a.keysInLen), kernelimpl.ViewRest(b, a.keysOut), kernelimpl.ConstViewRest(b, a.valsIn), kernelimpl.ViewRest(b, a.valsOut), kernelimpl.ConstViewRest(b, a.offs), int(a.shift), int(a.bits), a.desc != 0, int(a.tile))
 }, kernel.StaticShared(33792), kernelimpl.Lockstep())
 
-// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1556) on s: grid blocks of block threads, with
+// LaunchSortPairsF64F64 launches sortPairsF64F64 (kernels_types.go:1694) on s: grid blocks of block threads, with
 // sharedMem bytes of dynamic shared memory. A slice parameter takes a
 // buffer; the kernel sees its length.
 func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, keysIn buffer.Array[float64], keysOut buffer.Array[float64], valsIn buffer.Array[float64], valsOut buffer.Array[float64], offs buffer.Array[uint32], shift int, bits int, desc bool, tile int) error {
@@ -10301,7 +10745,7 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 	if offs == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_pairs_f64_f64 argument 4 (offs): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 165)
+	ld, checked, err := goKernels.Prepare(s, 171)
 	if err != nil {
 		return err
 	}
@@ -10311,7 +10755,793 @@ func LaunchSortPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(offs.Len()))
 	}
-	return ld.Launch(s, 165, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 171, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepI32Args is the kernarg layout of select_sweep_i32's C++ entry point.
+type selectSweepI32Args struct {
+	in        rocr.ConstPtr[int32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[int32]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         int32
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepI32Kernel runs selectSweepI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:17: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepI32Kernel = kernel.Define("select_sweep_i32", func(b *kernel.Block, a *selectSweepI32Args) {
+	f := kernelimpl.Frame[selectSweepI32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepI32Frame](t)
+		selectSweepI32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(2208), kernelimpl.Lockstep())
+
+// LaunchSelectSweepI32 launches selectSweepI32 (select_types.go:10) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int32], flags buffer.Array[uint8], out buffer.Array[int32], counts buffer.Array[int64], pred int32, a int32, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i32 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 172)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Int32(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 172, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseI32Args is the kernarg layout of select_reverse_i32's C++ entry point.
+type selectReverseI32Args struct {
+	out rocr.Ptr[int32]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseI32Kernel runs selectReverseI32 on the cpu agent.
+var selectReverseI32Kernel = kernel.Define("select_reverse_i32", func(b *kernel.Block, a *selectReverseI32Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseI32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseI32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseI32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseI32 launches selectReverseI32 (select_types.go:23) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[int32], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i32 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i32 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 173)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 173, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepU32Args is the kernarg layout of select_sweep_u32's C++ entry point.
+type selectSweepU32Args struct {
+	in        rocr.ConstPtr[uint32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[uint32]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         uint32
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepU32Kernel runs selectSweepU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:37: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepU32Kernel = kernel.Define("select_sweep_u32", func(b *kernel.Block, a *selectSweepU32Args) {
+	f := kernelimpl.Frame[selectSweepU32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepU32Frame](t)
+		selectSweepU32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(2208), kernelimpl.Lockstep())
+
+// LaunchSelectSweepU32 launches selectSweepU32 (select_types.go:30) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint32], flags buffer.Array[uint8], out buffer.Array[uint32], counts buffer.Array[int64], pred int32, a uint32, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u32 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 174)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Uint32(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 174, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseU32Args is the kernarg layout of select_reverse_u32's C++ entry point.
+type selectReverseU32Args struct {
+	out rocr.Ptr[uint32]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseU32Kernel runs selectReverseU32 on the cpu agent.
+var selectReverseU32Kernel = kernel.Define("select_reverse_u32", func(b *kernel.Block, a *selectReverseU32Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseU32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseU32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseU32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseU32 launches selectReverseU32 (select_types.go:43) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint32], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u32 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u32 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 175)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 175, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepI64Args is the kernarg layout of select_sweep_i64's C++ entry point.
+type selectSweepI64Args struct {
+	in        rocr.ConstPtr[int64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[int64]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         int64
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepI64Kernel runs selectSweepI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:57: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepI64Kernel = kernel.Define("select_sweep_i64", func(b *kernel.Block, a *selectSweepI64Args) {
+	f := kernelimpl.Frame[selectSweepI64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepI64Frame](t)
+		selectSweepI64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(3232), kernelimpl.Lockstep())
+
+// LaunchSelectSweepI64 launches selectSweepI64 (select_types.go:50) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[int64], flags buffer.Array[uint8], out buffer.Array[int64], counts buffer.Array[int64], pred int32, a int64, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_i64 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 176)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Int64(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 176, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseI64Args is the kernarg layout of select_reverse_i64's C++ entry point.
+type selectReverseI64Args struct {
+	out rocr.Ptr[int64]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseI64Kernel runs selectReverseI64 on the cpu agent.
+var selectReverseI64Kernel = kernel.Define("select_reverse_i64", func(b *kernel.Block, a *selectReverseI64Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseI64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseI64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseI64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseI64 launches selectReverseI64 (select_types.go:63) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[int64], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i64 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_i64 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 177)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 177, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepU64Args is the kernarg layout of select_sweep_u64's C++ entry point.
+type selectSweepU64Args struct {
+	in        rocr.ConstPtr[uint64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[uint64]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         uint64
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepU64Kernel runs selectSweepU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:77: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepU64Kernel = kernel.Define("select_sweep_u64", func(b *kernel.Block, a *selectSweepU64Args) {
+	f := kernelimpl.Frame[selectSweepU64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepU64Frame](t)
+		selectSweepU64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(3232), kernelimpl.Lockstep())
+
+// LaunchSelectSweepU64 launches selectSweepU64 (select_types.go:70) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[uint64], flags buffer.Array[uint8], out buffer.Array[uint64], counts buffer.Array[int64], pred int32, a uint64, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_u64 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 178)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Uint64(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 178, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseU64Args is the kernarg layout of select_reverse_u64's C++ entry point.
+type selectReverseU64Args struct {
+	out rocr.Ptr[uint64]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseU64Kernel runs selectReverseU64 on the cpu agent.
+var selectReverseU64Kernel = kernel.Define("select_reverse_u64", func(b *kernel.Block, a *selectReverseU64Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseU64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseU64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseU64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseU64 launches selectReverseU64 (select_types.go:83) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[uint64], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u64 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_u64 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 179)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 179, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepF32Args is the kernarg layout of select_sweep_f32's C++ entry point.
+type selectSweepF32Args struct {
+	in        rocr.ConstPtr[float32]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[float32]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         float32
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepF32Kernel runs selectSweepF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:97: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepF32Kernel = kernel.Define("select_sweep_f32", func(b *kernel.Block, a *selectSweepF32Args) {
+	f := kernelimpl.Frame[selectSweepF32Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepF32Frame](t)
+		selectSweepF32(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(2208), kernelimpl.Lockstep())
+
+// LaunchSelectSweepF32 launches selectSweepF32 (select_types.go:90) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float32], flags buffer.Array[uint8], out buffer.Array[float32], counts buffer.Array[int64], pred int32, a float32, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f32 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 180)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Float32(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 180, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseF32Args is the kernarg layout of select_reverse_f32's C++ entry point.
+type selectReverseF32Args struct {
+	out rocr.Ptr[float32]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseF32Kernel runs selectReverseF32 on the cpu agent.
+var selectReverseF32Kernel = kernel.Define("select_reverse_f32", func(b *kernel.Block, a *selectReverseF32Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseF32(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseF32(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseF32(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseF32 launches selectReverseF32 (select_types.go:103) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float32], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f32 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f32 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 181)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 181, checked, grid, block, sharedMem, &args)
+}
+
+// selectSweepF64Args is the kernarg layout of select_sweep_f64's C++ entry point.
+type selectSweepF64Args struct {
+	in        rocr.ConstPtr[float64]
+	inLen     int64
+	flags     rocr.ConstPtr[uint8]
+	out       rocr.Ptr[float64]
+	counts    rocr.Ptr[int64]
+	pred      int32
+	a         float64
+	states    rocr.Ptr[uint64]
+	statesLen int64
+	heads     rocr.Ptr[int64]
+	num       rocr.Ptr[int64]
+	partition uint8
+	rle       uint8
+	items     int64
+}
+
+// selectSweepF64Kernel runs selectSweepF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
+// loop fission does not apply (select_types.go:117: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+var selectSweepF64Kernel = kernel.Define("select_sweep_f64", func(b *kernel.Block, a *selectSweepF64Args) {
+	f := kernelimpl.Frame[selectSweepF64Frame](b)
+	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
+	f.p1 = kernelimpl.ConstViewRest(b, a.flags)
+	f.p2 = kernelimpl.ViewRest(b, a.out)
+	f.p3 = kernelimpl.ViewRest(b, a.counts)
+	f.p4 = a.pred
+	f.p5 = a.a
+	f.p6 = kernelimpl.View(b, a.states, a.statesLen)
+	f.p7 = kernelimpl.ViewRest(b, a.heads)
+	f.p8 = kernelimpl.ViewRest(b, a.num)
+	f.p9 = a.partition != 0
+	f.p10 = a.rle != 0
+	f.p11 = int(a.items)
+	b.Lockstep(func(t kernel.Thread) {
+		f := kernelimpl.FrameOf[selectSweepF64Frame](t)
+		selectSweepF64(t, f.p0, f.p1, f.p2, f.p3, f.p4, f.p5, f.p6, f.p7, f.p8, f.p9, f.p10, f.p11)
+	})
+}, kernel.MaxThreads(256), kernel.StaticShared(3232), kernelimpl.Lockstep())
+
+// LaunchSelectSweepF64 launches selectSweepF64 (select_types.go:110) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectSweepF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, in buffer.Array[float64], flags buffer.Array[uint8], out buffer.Array[float64], counts buffer.Array[int64], pred int32, a float64, states buffer.Array[uint64], heads buffer.Array[int64], num buffer.Array[int64], partition bool, rle bool, items int) error {
+	if in == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 0 (in): nil buffer")
+	}
+	if flags == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 1 (flags): nil buffer")
+	}
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 2 (out): nil buffer")
+	}
+	if counts == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 3 (counts): nil buffer")
+	}
+	if states == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 6 (states): nil buffer")
+	}
+	if heads == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 7 (heads): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_sweep_f64 argument 8 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 182)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.ConstPtr(in).Int64(int64(in.Len())).ConstPtr(flags).Ptr(out).Ptr(counts).Int32(pred).Float64(a).Ptr(states).Int64(int64(states.Len())).Ptr(heads).Ptr(num).Uint8(gokernel.Bool(partition)).Uint8(gokernel.Bool(rle)).Int64(int64(items))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Uint32(uint32(sharedMem)).Int64(int64(flags.Len())).Int64(int64(out.Len())).Int64(int64(counts.Len())).Int64(int64(heads.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 182, checked, grid, block, sharedMem, &args)
+}
+
+// selectReverseF64Args is the kernarg layout of select_reverse_f64's C++ entry point.
+type selectReverseF64Args struct {
+	out rocr.Ptr[float64]
+	num rocr.ConstPtr[int64]
+	n   int64
+}
+
+// selectReverseF64Kernel runs selectReverseF64 on the cpu agent.
+var selectReverseF64Kernel = kernel.Define("select_reverse_f64", func(b *kernel.Block, a *selectReverseF64Args) {
+	v0 := kernelimpl.ViewRest(b, a.out)
+	v1 := kernelimpl.ConstViewRest(b, a.num)
+	s2 := int(a.n)
+	n := b.Threads()
+	if t, ok := b.First(); ok {
+		if lo, hi := t.GlobalX(), t.GlobalX()+n; lo >= 0 && hi <= len(v0) && hi <= len(v1) {
+			for g := lo; g < hi; g++ {
+				selectReverseF64(t.Nth(g-lo), v0, v1, s2)
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			selectReverseF64(t.Nth(i), v0, v1, s2)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		selectReverseF64(b.Thread(i), v0, v1, s2)
+	}
+})
+
+// LaunchSelectReverseF64 launches selectReverseF64 (select_types.go:123) on s: grid blocks of block threads, with
+// sharedMem bytes of dynamic shared memory. A slice parameter takes a
+// buffer; the kernel sees its length.
+func LaunchSelectReverseF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, out buffer.Array[float64], num buffer.Array[int64], n int) error {
+	if out == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f64 argument 0 (out): nil buffer")
+	}
+	if num == nil {
+		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel select_reverse_f64 argument 1 (num): nil buffer")
+	}
+	ld, checked, err := goKernels.Prepare(s, 183)
+	if err != nil {
+		return err
+	}
+	var args module.Args
+	args.Ptr(out).ConstPtr(num).Int64(int64(n))
+	if checked {
+		// The checked entry point's trailing arguments.
+		args.Int64(int64(out.Len())).Int64(int64(num.Len()))
+	}
+	return ld.Launch(s, 183, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI8Args is the kernarg layout of sort_hist_i8's C++ entry point.
@@ -10355,7 +11585,7 @@ func LaunchSortHistI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 166)
+	ld, checked, err := goKernels.Prepare(s, 184)
 	if err != nil {
 		return err
 	}
@@ -10365,7 +11595,7 @@ func LaunchSortHistI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 166, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 184, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI8Args is the kernarg layout of sweep_keys_i8's C++ entry point.
@@ -10416,7 +11646,7 @@ func LaunchSweepKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i8 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 167)
+	ld, checked, err := goKernels.Prepare(s, 185)
 	if err != nil {
 		return err
 	}
@@ -10426,7 +11656,7 @@ func LaunchSweepKeysI8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 167, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 185, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU8Args is the kernarg layout of sort_hist_u8's C++ entry point.
@@ -10470,7 +11700,7 @@ func LaunchSortHistU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u8 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 168)
+	ld, checked, err := goKernels.Prepare(s, 186)
 	if err != nil {
 		return err
 	}
@@ -10480,7 +11710,7 @@ func LaunchSortHistU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, key
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 168, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 186, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU8Args is the kernarg layout of sweep_keys_u8's C++ entry point.
@@ -10531,7 +11761,7 @@ func LaunchSweepKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u8 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 169)
+	ld, checked, err := goKernels.Prepare(s, 187)
 	if err != nil {
 		return err
 	}
@@ -10541,7 +11771,7 @@ func LaunchSweepKeysU8(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 169, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 187, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI16Args is the kernarg layout of sort_hist_i16's C++ entry point.
@@ -10585,7 +11815,7 @@ func LaunchSortHistI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 170)
+	ld, checked, err := goKernels.Prepare(s, 188)
 	if err != nil {
 		return err
 	}
@@ -10595,7 +11825,7 @@ func LaunchSortHistI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 170, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 188, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI16Args is the kernarg layout of sweep_keys_i16's C++ entry point.
@@ -10646,7 +11876,7 @@ func LaunchSweepKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i16 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 171)
+	ld, checked, err := goKernels.Prepare(s, 189)
 	if err != nil {
 		return err
 	}
@@ -10656,7 +11886,7 @@ func LaunchSweepKeysI16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 171, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 189, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU16Args is the kernarg layout of sort_hist_u16's C++ entry point.
@@ -10700,7 +11930,7 @@ func LaunchSortHistU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u16 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 172)
+	ld, checked, err := goKernels.Prepare(s, 190)
 	if err != nil {
 		return err
 	}
@@ -10710,7 +11940,7 @@ func LaunchSortHistU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 172, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 190, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU16Args is the kernarg layout of sweep_keys_u16's C++ entry point.
@@ -10761,7 +11991,7 @@ func LaunchSweepKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u16 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 173)
+	ld, checked, err := goKernels.Prepare(s, 191)
 	if err != nil {
 		return err
 	}
@@ -10771,7 +12001,7 @@ func LaunchSweepKeysU16(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 173, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 191, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI32Args is the kernarg layout of sort_hist_i32's C++ entry point.
@@ -10815,7 +12045,7 @@ func LaunchSortHistI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 174)
+	ld, checked, err := goKernels.Prepare(s, 192)
 	if err != nil {
 		return err
 	}
@@ -10825,7 +12055,7 @@ func LaunchSortHistI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 174, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 192, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI32Args is the kernarg layout of sweep_keys_i32's C++ entry point.
@@ -10876,7 +12106,7 @@ func LaunchSweepKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 175)
+	ld, checked, err := goKernels.Prepare(s, 193)
 	if err != nil {
 		return err
 	}
@@ -10886,7 +12116,7 @@ func LaunchSweepKeysI32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 175, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 193, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU32Args is the kernarg layout of sort_hist_u32's C++ entry point.
@@ -10930,7 +12160,7 @@ func LaunchSortHistU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 176)
+	ld, checked, err := goKernels.Prepare(s, 194)
 	if err != nil {
 		return err
 	}
@@ -10940,7 +12170,7 @@ func LaunchSortHistU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 176, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 194, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32Args is the kernarg layout of sweep_keys_u32's C++ entry point.
@@ -10991,7 +12221,7 @@ func LaunchSweepKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 177)
+	ld, checked, err := goKernels.Prepare(s, 195)
 	if err != nil {
 		return err
 	}
@@ -11001,7 +12231,7 @@ func LaunchSweepKeysU32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 177, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 195, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistI64Args is the kernarg layout of sort_hist_i64's C++ entry point.
@@ -11045,7 +12275,7 @@ func LaunchSortHistI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_i64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 178)
+	ld, checked, err := goKernels.Prepare(s, 196)
 	if err != nil {
 		return err
 	}
@@ -11055,7 +12285,7 @@ func LaunchSortHistI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 178, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 196, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysI64Args is the kernarg layout of sweep_keys_i64's C++ entry point.
@@ -11106,7 +12336,7 @@ func LaunchSweepKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_i64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 179)
+	ld, checked, err := goKernels.Prepare(s, 197)
 	if err != nil {
 		return err
 	}
@@ -11116,7 +12346,7 @@ func LaunchSweepKeysI64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 179, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 197, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistU64Args is the kernarg layout of sort_hist_u64's C++ entry point.
@@ -11160,7 +12390,7 @@ func LaunchSortHistU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_u64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 180)
+	ld, checked, err := goKernels.Prepare(s, 198)
 	if err != nil {
 		return err
 	}
@@ -11170,7 +12400,7 @@ func LaunchSortHistU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 180, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 198, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU64Args is the kernarg layout of sweep_keys_u64's C++ entry point.
@@ -11221,7 +12451,7 @@ func LaunchSweepKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 181)
+	ld, checked, err := goKernels.Prepare(s, 199)
 	if err != nil {
 		return err
 	}
@@ -11231,7 +12461,7 @@ func LaunchSweepKeysU64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 181, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 199, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistF32Args is the kernarg layout of sort_hist_f32's C++ entry point.
@@ -11275,7 +12505,7 @@ func LaunchSortHistF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_f32 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 182)
+	ld, checked, err := goKernels.Prepare(s, 200)
 	if err != nil {
 		return err
 	}
@@ -11285,7 +12515,7 @@ func LaunchSortHistF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 182, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 200, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysF32Args is the kernarg layout of sweep_keys_f32's C++ entry point.
@@ -11336,7 +12566,7 @@ func LaunchSweepKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f32 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 183)
+	ld, checked, err := goKernels.Prepare(s, 201)
 	if err != nil {
 		return err
 	}
@@ -11346,7 +12576,7 @@ func LaunchSweepKeysF32(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 183, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 201, checked, grid, block, sharedMem, &args)
 }
 
 // sortHistF64Args is the kernarg layout of sort_hist_f64's C++ entry point.
@@ -11390,7 +12620,7 @@ func LaunchSortHistF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 	if hist == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sort_hist_f64 argument 1 (hist): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 184)
+	ld, checked, err := goKernels.Prepare(s, 202)
 	if err != nil {
 		return err
 	}
@@ -11400,7 +12630,7 @@ func LaunchSortHistF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, ke
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(hist.Len()))
 	}
-	return ld.Launch(s, 184, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 202, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysF64Args is the kernarg layout of sweep_keys_f64's C++ entry point.
@@ -11451,7 +12681,7 @@ func LaunchSweepKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_f64 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 185)
+	ld, checked, err := goKernels.Prepare(s, 203)
 	if err != nil {
 		return err
 	}
@@ -11461,7 +12691,7 @@ func LaunchSweepKeysF64(s *stream.Stream, grid, block gpu.Dim3, sharedMem int, k
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 185, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 203, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32I32Args is the kernarg layout of sweep_pairs_i32_i32's C++ entry point.
@@ -11522,7 +12752,7 @@ func LaunchSweepPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 186)
+	ld, checked, err := goKernels.Prepare(s, 204)
 	if err != nil {
 		return err
 	}
@@ -11532,7 +12762,7 @@ func LaunchSweepPairsI32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 186, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 204, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32U32Args is the kernarg layout of sweep_pairs_i32_u32's C++ entry point.
@@ -11593,7 +12823,7 @@ func LaunchSweepPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 187)
+	ld, checked, err := goKernels.Prepare(s, 205)
 	if err != nil {
 		return err
 	}
@@ -11603,7 +12833,7 @@ func LaunchSweepPairsI32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 187, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 205, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32I64Args is the kernarg layout of sweep_pairs_i32_i64's C++ entry point.
@@ -11664,7 +12894,7 @@ func LaunchSweepPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 188)
+	ld, checked, err := goKernels.Prepare(s, 206)
 	if err != nil {
 		return err
 	}
@@ -11674,7 +12904,7 @@ func LaunchSweepPairsI32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 188, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 206, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32U64Args is the kernarg layout of sweep_pairs_i32_u64's C++ entry point.
@@ -11735,7 +12965,7 @@ func LaunchSweepPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 189)
+	ld, checked, err := goKernels.Prepare(s, 207)
 	if err != nil {
 		return err
 	}
@@ -11745,7 +12975,7 @@ func LaunchSweepPairsI32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 189, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 207, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32F32Args is the kernarg layout of sweep_pairs_i32_f32's C++ entry point.
@@ -11806,7 +13036,7 @@ func LaunchSweepPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 190)
+	ld, checked, err := goKernels.Prepare(s, 208)
 	if err != nil {
 		return err
 	}
@@ -11816,7 +13046,7 @@ func LaunchSweepPairsI32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 190, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 208, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI32F64Args is the kernarg layout of sweep_pairs_i32_f64's C++ entry point.
@@ -11877,7 +13107,7 @@ func LaunchSweepPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 191)
+	ld, checked, err := goKernels.Prepare(s, 209)
 	if err != nil {
 		return err
 	}
@@ -11887,7 +13117,7 @@ func LaunchSweepPairsI32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 191, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 209, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32I32Args is the kernarg layout of sweep_pairs_u32_i32's C++ entry point.
@@ -11948,7 +13178,7 @@ func LaunchSweepPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 192)
+	ld, checked, err := goKernels.Prepare(s, 210)
 	if err != nil {
 		return err
 	}
@@ -11958,7 +13188,7 @@ func LaunchSweepPairsU32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 192, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 210, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U32Args is the kernarg layout of sweep_pairs_u32_u32's C++ entry point.
@@ -12019,7 +13249,7 @@ func LaunchSweepPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 193)
+	ld, checked, err := goKernels.Prepare(s, 211)
 	if err != nil {
 		return err
 	}
@@ -12029,7 +13259,7 @@ func LaunchSweepPairsU32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 193, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 211, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32I64Args is the kernarg layout of sweep_pairs_u32_i64's C++ entry point.
@@ -12090,7 +13320,7 @@ func LaunchSweepPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 194)
+	ld, checked, err := goKernels.Prepare(s, 212)
 	if err != nil {
 		return err
 	}
@@ -12100,7 +13330,7 @@ func LaunchSweepPairsU32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 194, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 212, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U64Args is the kernarg layout of sweep_pairs_u32_u64's C++ entry point.
@@ -12161,7 +13391,7 @@ func LaunchSweepPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 195)
+	ld, checked, err := goKernels.Prepare(s, 213)
 	if err != nil {
 		return err
 	}
@@ -12171,7 +13401,7 @@ func LaunchSweepPairsU32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 195, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 213, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32F32Args is the kernarg layout of sweep_pairs_u32_f32's C++ entry point.
@@ -12232,7 +13462,7 @@ func LaunchSweepPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 196)
+	ld, checked, err := goKernels.Prepare(s, 214)
 	if err != nil {
 		return err
 	}
@@ -12242,7 +13472,7 @@ func LaunchSweepPairsU32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 196, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 214, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32F64Args is the kernarg layout of sweep_pairs_u32_f64's C++ entry point.
@@ -12303,7 +13533,7 @@ func LaunchSweepPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 197)
+	ld, checked, err := goKernels.Prepare(s, 215)
 	if err != nil {
 		return err
 	}
@@ -12313,7 +13543,7 @@ func LaunchSweepPairsU32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 197, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 215, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64I32Args is the kernarg layout of sweep_pairs_i64_i32's C++ entry point.
@@ -12374,7 +13604,7 @@ func LaunchSweepPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 198)
+	ld, checked, err := goKernels.Prepare(s, 216)
 	if err != nil {
 		return err
 	}
@@ -12384,7 +13614,7 @@ func LaunchSweepPairsI64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 198, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 216, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64U32Args is the kernarg layout of sweep_pairs_i64_u32's C++ entry point.
@@ -12445,7 +13675,7 @@ func LaunchSweepPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 199)
+	ld, checked, err := goKernels.Prepare(s, 217)
 	if err != nil {
 		return err
 	}
@@ -12455,7 +13685,7 @@ func LaunchSweepPairsI64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 199, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 217, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64I64Args is the kernarg layout of sweep_pairs_i64_i64's C++ entry point.
@@ -12516,7 +13746,7 @@ func LaunchSweepPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 200)
+	ld, checked, err := goKernels.Prepare(s, 218)
 	if err != nil {
 		return err
 	}
@@ -12526,7 +13756,7 @@ func LaunchSweepPairsI64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 200, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 218, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64U64Args is the kernarg layout of sweep_pairs_i64_u64's C++ entry point.
@@ -12587,7 +13817,7 @@ func LaunchSweepPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 201)
+	ld, checked, err := goKernels.Prepare(s, 219)
 	if err != nil {
 		return err
 	}
@@ -12597,7 +13827,7 @@ func LaunchSweepPairsI64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 201, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 219, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64F32Args is the kernarg layout of sweep_pairs_i64_f32's C++ entry point.
@@ -12658,7 +13888,7 @@ func LaunchSweepPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 202)
+	ld, checked, err := goKernels.Prepare(s, 220)
 	if err != nil {
 		return err
 	}
@@ -12668,7 +13898,7 @@ func LaunchSweepPairsI64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 202, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 220, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsI64F64Args is the kernarg layout of sweep_pairs_i64_f64's C++ entry point.
@@ -12729,7 +13959,7 @@ func LaunchSweepPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_i64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 203)
+	ld, checked, err := goKernels.Prepare(s, 221)
 	if err != nil {
 		return err
 	}
@@ -12739,7 +13969,7 @@ func LaunchSweepPairsI64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 203, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 221, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64I32Args is the kernarg layout of sweep_pairs_u64_i32's C++ entry point.
@@ -12800,7 +14030,7 @@ func LaunchSweepPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 204)
+	ld, checked, err := goKernels.Prepare(s, 222)
 	if err != nil {
 		return err
 	}
@@ -12810,7 +14040,7 @@ func LaunchSweepPairsU64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 204, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 222, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64U32Args is the kernarg layout of sweep_pairs_u64_u32's C++ entry point.
@@ -12871,7 +14101,7 @@ func LaunchSweepPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 205)
+	ld, checked, err := goKernels.Prepare(s, 223)
 	if err != nil {
 		return err
 	}
@@ -12881,7 +14111,7 @@ func LaunchSweepPairsU64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 205, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 223, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64I64Args is the kernarg layout of sweep_pairs_u64_i64's C++ entry point.
@@ -12942,7 +14172,7 @@ func LaunchSweepPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 206)
+	ld, checked, err := goKernels.Prepare(s, 224)
 	if err != nil {
 		return err
 	}
@@ -12952,7 +14182,7 @@ func LaunchSweepPairsU64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 206, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 224, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64U64Args is the kernarg layout of sweep_pairs_u64_u64's C++ entry point.
@@ -13013,7 +14243,7 @@ func LaunchSweepPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 207)
+	ld, checked, err := goKernels.Prepare(s, 225)
 	if err != nil {
 		return err
 	}
@@ -13023,7 +14253,7 @@ func LaunchSweepPairsU64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 207, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 225, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64F32Args is the kernarg layout of sweep_pairs_u64_f32's C++ entry point.
@@ -13084,7 +14314,7 @@ func LaunchSweepPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 208)
+	ld, checked, err := goKernels.Prepare(s, 226)
 	if err != nil {
 		return err
 	}
@@ -13094,7 +14324,7 @@ func LaunchSweepPairsU64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 208, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 226, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU64F64Args is the kernarg layout of sweep_pairs_u64_f64's C++ entry point.
@@ -13155,7 +14385,7 @@ func LaunchSweepPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 209)
+	ld, checked, err := goKernels.Prepare(s, 227)
 	if err != nil {
 		return err
 	}
@@ -13165,7 +14395,7 @@ func LaunchSweepPairsU64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 209, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 227, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32I32Args is the kernarg layout of sweep_pairs_f32_i32's C++ entry point.
@@ -13226,7 +14456,7 @@ func LaunchSweepPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 210)
+	ld, checked, err := goKernels.Prepare(s, 228)
 	if err != nil {
 		return err
 	}
@@ -13236,7 +14466,7 @@ func LaunchSweepPairsF32I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 210, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 228, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32U32Args is the kernarg layout of sweep_pairs_f32_u32's C++ entry point.
@@ -13297,7 +14527,7 @@ func LaunchSweepPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 211)
+	ld, checked, err := goKernels.Prepare(s, 229)
 	if err != nil {
 		return err
 	}
@@ -13307,7 +14537,7 @@ func LaunchSweepPairsF32U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 211, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 229, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32I64Args is the kernarg layout of sweep_pairs_f32_i64's C++ entry point.
@@ -13368,7 +14598,7 @@ func LaunchSweepPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 212)
+	ld, checked, err := goKernels.Prepare(s, 230)
 	if err != nil {
 		return err
 	}
@@ -13378,7 +14608,7 @@ func LaunchSweepPairsF32I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 212, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 230, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32U64Args is the kernarg layout of sweep_pairs_f32_u64's C++ entry point.
@@ -13439,7 +14669,7 @@ func LaunchSweepPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 213)
+	ld, checked, err := goKernels.Prepare(s, 231)
 	if err != nil {
 		return err
 	}
@@ -13449,7 +14679,7 @@ func LaunchSweepPairsF32U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 213, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 231, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32F32Args is the kernarg layout of sweep_pairs_f32_f32's C++ entry point.
@@ -13510,7 +14740,7 @@ func LaunchSweepPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 214)
+	ld, checked, err := goKernels.Prepare(s, 232)
 	if err != nil {
 		return err
 	}
@@ -13520,7 +14750,7 @@ func LaunchSweepPairsF32F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 214, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 232, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF32F64Args is the kernarg layout of sweep_pairs_f32_f64's C++ entry point.
@@ -13581,7 +14811,7 @@ func LaunchSweepPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f32_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 215)
+	ld, checked, err := goKernels.Prepare(s, 233)
 	if err != nil {
 		return err
 	}
@@ -13591,7 +14821,7 @@ func LaunchSweepPairsF32F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 215, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 233, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64I32Args is the kernarg layout of sweep_pairs_f64_i32's C++ entry point.
@@ -13652,7 +14882,7 @@ func LaunchSweepPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 216)
+	ld, checked, err := goKernels.Prepare(s, 234)
 	if err != nil {
 		return err
 	}
@@ -13662,7 +14892,7 @@ func LaunchSweepPairsF64I32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 216, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 234, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64U32Args is the kernarg layout of sweep_pairs_f64_u32's C++ entry point.
@@ -13723,7 +14953,7 @@ func LaunchSweepPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 217)
+	ld, checked, err := goKernels.Prepare(s, 235)
 	if err != nil {
 		return err
 	}
@@ -13733,7 +14963,7 @@ func LaunchSweepPairsF64U32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 217, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 235, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64I64Args is the kernarg layout of sweep_pairs_f64_i64's C++ entry point.
@@ -13794,7 +15024,7 @@ func LaunchSweepPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_i64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 218)
+	ld, checked, err := goKernels.Prepare(s, 236)
 	if err != nil {
 		return err
 	}
@@ -13804,7 +15034,7 @@ func LaunchSweepPairsF64I64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 218, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 236, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64U64Args is the kernarg layout of sweep_pairs_f64_u64's C++ entry point.
@@ -13865,7 +15095,7 @@ func LaunchSweepPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_u64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 219)
+	ld, checked, err := goKernels.Prepare(s, 237)
 	if err != nil {
 		return err
 	}
@@ -13875,7 +15105,7 @@ func LaunchSweepPairsF64U64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 219, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 237, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64F32Args is the kernarg layout of sweep_pairs_f64_f32's C++ entry point.
@@ -13936,7 +15166,7 @@ func LaunchSweepPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f32 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 220)
+	ld, checked, err := goKernels.Prepare(s, 238)
 	if err != nil {
 		return err
 	}
@@ -13946,7 +15176,7 @@ func LaunchSweepPairsF64F32(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 220, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 238, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsF64F64Args is the kernarg layout of sweep_pairs_f64_f64's C++ entry point.
@@ -14007,7 +15237,7 @@ func LaunchSweepPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_f64_f64 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 221)
+	ld, checked, err := goKernels.Prepare(s, 239)
 	if err != nil {
 		return err
 	}
@@ -14017,7 +15247,7 @@ func LaunchSweepPairsF64F64(s *stream.Stream, grid, block gpu.Dim3, sharedMem in
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 221, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 239, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32T256x16m3Args is the kernarg layout of sweep_keys_u32_t256x16m3's C++ entry point.
@@ -14068,7 +15298,7 @@ func LaunchSweepKeysU32T256x16m3(s *stream.Stream, grid, block gpu.Dim3, sharedM
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m3 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 222)
+	ld, checked, err := goKernels.Prepare(s, 240)
 	if err != nil {
 		return err
 	}
@@ -14078,7 +15308,7 @@ func LaunchSweepKeysU32T256x16m3(s *stream.Stream, grid, block gpu.Dim3, sharedM
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 222, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 240, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32T256x16m4Args is the kernarg layout of sweep_keys_u32_t256x16m4's C++ entry point.
@@ -14129,7 +15359,7 @@ func LaunchSweepKeysU32T256x16m4(s *stream.Stream, grid, block gpu.Dim3, sharedM
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x16m4 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 223)
+	ld, checked, err := goKernels.Prepare(s, 241)
 	if err != nil {
 		return err
 	}
@@ -14139,7 +15369,7 @@ func LaunchSweepKeysU32T256x16m4(s *stream.Stream, grid, block gpu.Dim3, sharedM
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 223, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 241, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32T256x24Args is the kernarg layout of sweep_keys_u32_t256x24's C++ entry point.
@@ -14190,7 +15420,7 @@ func LaunchSweepKeysU32T256x24(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t256x24 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 224)
+	ld, checked, err := goKernels.Prepare(s, 242)
 	if err != nil {
 		return err
 	}
@@ -14200,7 +15430,7 @@ func LaunchSweepKeysU32T256x24(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 224, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 242, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32T384x16Args is the kernarg layout of sweep_keys_u32_t384x16's C++ entry point.
@@ -14251,7 +15481,7 @@ func LaunchSweepKeysU32T384x16(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 225)
+	ld, checked, err := goKernels.Prepare(s, 243)
 	if err != nil {
 		return err
 	}
@@ -14261,7 +15491,7 @@ func LaunchSweepKeysU32T384x16(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 225, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 243, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32T384x16m2Args is the kernarg layout of sweep_keys_u32_t384x16m2's C++ entry point.
@@ -14312,7 +15542,7 @@ func LaunchSweepKeysU32T384x16m2(s *stream.Stream, grid, block gpu.Dim3, sharedM
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x16m2 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 226)
+	ld, checked, err := goKernels.Prepare(s, 244)
 	if err != nil {
 		return err
 	}
@@ -14322,7 +15552,7 @@ func LaunchSweepKeysU32T384x16m2(s *stream.Stream, grid, block gpu.Dim3, sharedM
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 226, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 244, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32T384x20Args is the kernarg layout of sweep_keys_u32_t384x20's C++ entry point.
@@ -14373,7 +15603,7 @@ func LaunchSweepKeysU32T384x20(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t384x20 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 227)
+	ld, checked, err := goKernels.Prepare(s, 245)
 	if err != nil {
 		return err
 	}
@@ -14383,7 +15613,7 @@ func LaunchSweepKeysU32T384x20(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 227, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 245, checked, grid, block, sharedMem, &args)
 }
 
 // sweepKeysU32T512x12Args is the kernarg layout of sweep_keys_u32_t512x12's C++ entry point.
@@ -14434,7 +15664,7 @@ func LaunchSweepKeysU32T512x12(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_keys_u32_t512x12 argument 3 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 228)
+	ld, checked, err := goKernels.Prepare(s, 246)
 	if err != nil {
 		return err
 	}
@@ -14444,7 +15674,7 @@ func LaunchSweepKeysU32T512x12(s *stream.Stream, grid, block gpu.Dim3, sharedMem
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 228, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 246, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U32T256x16m3Args is the kernarg layout of sweep_pairs_u32_u32_t256x16m3's C++ entry point.
@@ -14505,7 +15735,7 @@ func LaunchSweepPairsU32U32T256x16m3(s *stream.Stream, grid, block gpu.Dim3, sha
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x16m3 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 229)
+	ld, checked, err := goKernels.Prepare(s, 247)
 	if err != nil {
 		return err
 	}
@@ -14515,7 +15745,7 @@ func LaunchSweepPairsU32U32T256x16m3(s *stream.Stream, grid, block gpu.Dim3, sha
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 229, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 247, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U32T256x18Args is the kernarg layout of sweep_pairs_u32_u32_t256x18's C++ entry point.
@@ -14576,7 +15806,7 @@ func LaunchSweepPairsU32U32T256x18(s *stream.Stream, grid, block gpu.Dim3, share
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t256x18 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 230)
+	ld, checked, err := goKernels.Prepare(s, 248)
 	if err != nil {
 		return err
 	}
@@ -14586,7 +15816,7 @@ func LaunchSweepPairsU32U32T256x18(s *stream.Stream, grid, block gpu.Dim3, share
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 230, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 248, checked, grid, block, sharedMem, &args)
 }
 
 // sweepPairsU32U32T384x10Args is the kernarg layout of sweep_pairs_u32_u32_t384x10's C++ entry point.
@@ -14647,7 +15877,7 @@ func LaunchSweepPairsU32U32T384x10(s *stream.Stream, grid, block gpu.Dim3, share
 	if states == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "launch", "kernel sweep_pairs_u32_u32_t384x10 argument 5 (states): nil buffer")
 	}
-	ld, checked, err := goKernels.Prepare(s, 231)
+	ld, checked, err := goKernels.Prepare(s, 249)
 	if err != nil {
 		return err
 	}
@@ -14657,7 +15887,7 @@ func LaunchSweepPairsU32U32T384x10(s *stream.Stream, grid, block gpu.Dim3, share
 		// The checked entry point's trailing arguments.
 		args.Int64(int64(keysOut.Len())).Int64(int64(valsIn.Len())).Int64(int64(valsOut.Len())).Int64(int64(meta.Len()))
 	}
-	return ld.Launch(s, 231, checked, grid, block, sharedMem, &args)
+	return ld.Launch(s, 249, checked, grid, block, sharedMem, &args)
 }
 
 // sweepScanFrame holds sweepScan's arguments for its lockstep work-items.
@@ -14712,9 +15942,23 @@ type scanLBI32Frame struct {
 	p1 []int32
 	p2 []int32
 	p3 []int32
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
+}
+
+// segScanLBI32Frame holds segScanLBI32's arguments for its lockstep work-items.
+type segScanLBI32Frame struct {
+	p0 []int32
+	p1 []uint8
+	p2 []int32
+	p3 []int32
+	p4 []int32
+	p5 []uint64
+	p6 bool
+	p7 bool
+	p8 int
 }
 
 // segReduceI32Frame holds segReduceI32's arguments for its lockstep work-items.
@@ -14816,9 +16060,23 @@ type scanLBU32Frame struct {
 	p1 []uint32
 	p2 []uint32
 	p3 []uint32
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
+}
+
+// segScanLBU32Frame holds segScanLBU32's arguments for its lockstep work-items.
+type segScanLBU32Frame struct {
+	p0 []uint32
+	p1 []uint8
+	p2 []uint32
+	p3 []uint32
+	p4 []uint32
+	p5 []uint64
+	p6 bool
+	p7 bool
+	p8 int
 }
 
 // segReduceU32Frame holds segReduceU32's arguments for its lockstep work-items.
@@ -14920,9 +16178,23 @@ type scanLBI64Frame struct {
 	p1 []int64
 	p2 []int64
 	p3 []int64
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
+}
+
+// segScanLBI64Frame holds segScanLBI64's arguments for its lockstep work-items.
+type segScanLBI64Frame struct {
+	p0 []int64
+	p1 []uint8
+	p2 []int64
+	p3 []int64
+	p4 []int64
+	p5 []uint64
+	p6 bool
+	p7 bool
+	p8 int
 }
 
 // segReduceI64Frame holds segReduceI64's arguments for its lockstep work-items.
@@ -15024,9 +16296,23 @@ type scanLBU64Frame struct {
 	p1 []uint64
 	p2 []uint64
 	p3 []uint64
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
+}
+
+// segScanLBU64Frame holds segScanLBU64's arguments for its lockstep work-items.
+type segScanLBU64Frame struct {
+	p0 []uint64
+	p1 []uint8
+	p2 []uint64
+	p3 []uint64
+	p4 []uint64
+	p5 []uint64
+	p6 bool
+	p7 bool
+	p8 int
 }
 
 // segReduceU64Frame holds segReduceU64's arguments for its lockstep work-items.
@@ -15128,9 +16414,23 @@ type scanLBF32Frame struct {
 	p1 []float32
 	p2 []float32
 	p3 []float32
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
+}
+
+// segScanLBF32Frame holds segScanLBF32's arguments for its lockstep work-items.
+type segScanLBF32Frame struct {
+	p0 []float32
+	p1 []uint8
+	p2 []float32
+	p3 []float32
+	p4 []float32
+	p5 []uint64
+	p6 bool
+	p7 bool
+	p8 int
 }
 
 // segReduceF32Frame holds segReduceF32's arguments for its lockstep work-items.
@@ -15232,9 +16532,23 @@ type scanLBF64Frame struct {
 	p1 []float64
 	p2 []float64
 	p3 []float64
-	p4 []uint32
+	p4 []uint64
 	p5 bool
-	p6 int
+	p6 bool
+	p7 int
+}
+
+// segScanLBF64Frame holds segScanLBF64's arguments for its lockstep work-items.
+type segScanLBF64Frame struct {
+	p0 []float64
+	p1 []uint8
+	p2 []float64
+	p3 []float64
+	p4 []float64
+	p5 []uint64
+	p6 bool
+	p7 bool
+	p8 int
 }
 
 // segReduceF64Frame holds segReduceF64's arguments for its lockstep work-items.
@@ -16279,6 +17593,102 @@ type sortPairsF64F64Frame struct {
 	p6 int
 	p7 bool
 	p8 int
+}
+
+// selectSweepI32Frame holds selectSweepI32's arguments for its lockstep work-items.
+type selectSweepI32Frame struct {
+	p0  []int32
+	p1  []uint8
+	p2  []int32
+	p3  []int64
+	p4  int32
+	p5  int32
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepU32Frame holds selectSweepU32's arguments for its lockstep work-items.
+type selectSweepU32Frame struct {
+	p0  []uint32
+	p1  []uint8
+	p2  []uint32
+	p3  []int64
+	p4  int32
+	p5  uint32
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepI64Frame holds selectSweepI64's arguments for its lockstep work-items.
+type selectSweepI64Frame struct {
+	p0  []int64
+	p1  []uint8
+	p2  []int64
+	p3  []int64
+	p4  int32
+	p5  int64
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepU64Frame holds selectSweepU64's arguments for its lockstep work-items.
+type selectSweepU64Frame struct {
+	p0  []uint64
+	p1  []uint8
+	p2  []uint64
+	p3  []int64
+	p4  int32
+	p5  uint64
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepF32Frame holds selectSweepF32's arguments for its lockstep work-items.
+type selectSweepF32Frame struct {
+	p0  []float32
+	p1  []uint8
+	p2  []float32
+	p3  []int64
+	p4  int32
+	p5  float32
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
+}
+
+// selectSweepF64Frame holds selectSweepF64's arguments for its lockstep work-items.
+type selectSweepF64Frame struct {
+	p0  []float64
+	p1  []uint8
+	p2  []float64
+	p3  []int64
+	p4  int32
+	p5  float64
+	p6  []uint64
+	p7  []int64
+	p8  []int64
+	p9  bool
+	p10 bool
+	p11 int
 }
 
 // sortHistI8Frame holds sortHistI8's arguments for its lockstep work-items.
@@ -17768,7 +19178,7 @@ func hgGroupScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, out []T, 
 type segReduceI32Locals struct {
 }
 
-// segReduceI32Group runs one work-group of segReduceI32 (kernels_types.go:85) by loop fission: each stretch
+// segReduceI32Group runs one work-group of segReduceI32 (kernels_types.go:108) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceI32Group(hgB *kernel.Block, in []int32, offs []int64, out []int32, id int32, op int32, span int) {
 	hgN := hgB.Threads()
@@ -17777,9 +19187,9 @@ func segReduceI32Group(hgB *kernel.Block, in []int32, offs []int64, out []int32,
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:86
+//line kernels_types.go:109
 	warps := kernel.Shared[[32]int32](t)
-//line kernels_types.go:87
+//line kernels_types.go:110
 	hgGroupSegReduce[int32](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -17968,7 +19378,7 @@ func hgGroupSegReduce[T kernel.Shuffleable](hgB *kernel.Block, in []T, offs []in
 type selectCountI32Locals struct {
 }
 
-// selectCountI32Group runs one work-group of selectCountI32 (kernels_types.go:93) by loop fission: each stretch
+// selectCountI32Group runs one work-group of selectCountI32 (kernels_types.go:116) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountI32Group(hgB *kernel.Block, in []int32, flags []uint8, counts []int64, pred int32, a int32, tile int) {
 	hgN := hgB.Threads()
@@ -17977,9 +19387,9 @@ func selectCountI32Group(hgB *kernel.Block, in []int32, flags []uint8, counts []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:94
+//line kernels_types.go:117
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:95
+//line kernels_types.go:118
 	hgGroupSelectCount[int32](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -18143,7 +19553,7 @@ func hgGroupSelectCount[T number](hgB *kernel.Block, in []T, flags []uint8, coun
 type selectScatterI32Locals struct {
 }
 
-// selectScatterI32Group runs one work-group of selectScatterI32 (kernels_types.go:101) by loop fission: each stretch
+// selectScatterI32Group runs one work-group of selectScatterI32 (kernels_types.go:124) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterI32Group(hgB *kernel.Block, in []int32, flags []uint8, out []int32, outIdx []int64, vals bool, idx bool, pred int32, a int32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18152,11 +19562,11 @@ func selectScatterI32Group(hgB *kernel.Block, in []int32, flags []uint8, out []i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:102
+//line kernels_types.go:125
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:103
+//line kernels_types.go:126
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:104
+//line kernels_types.go:127
 	hgGroupSelectScatter[int32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18471,7 +19881,7 @@ func hgGroupSelectScatter[T number](hgB *kernel.Block, in []T, flags []uint8, ou
 type segScanI32Locals struct {
 }
 
-// segScanI32Group runs one work-group of segScanI32 (kernels_types.go:110) by loop fission: each stretch
+// segScanI32Group runs one work-group of segScanI32 (kernels_types.go:133) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanI32Group(hgB *kernel.Block, in []int32, heads []uint8, out []int32, sums []int32, sumHeads []uint8, carryIn []int32, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18480,15 +19890,15 @@ func segScanI32Group(hgB *kernel.Block, in []int32, heads []uint8, out []int32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:111
+//line kernels_types.go:134
 	sh := kernel.DynamicShared[int32](t)
-//line kernels_types.go:112
+//line kernels_types.go:135
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:113
+//line kernels_types.go:136
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:114
+//line kernels_types.go:137
 	warpsV := kernel.Shared[[32]int32](t)
-//line kernels_types.go:115
+//line kernels_types.go:138
 	hgGroupSegScanTiles[int32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -18898,7 +20308,7 @@ func hgGroupSegScanTiles[T kernel.Shuffleable](hgB *kernel.Block, in []T, heads 
 type scanUpU32Locals struct {
 }
 
-// scanUpU32Group runs one work-group of scanUpU32 (kernels_types.go:147) by loop fission: each stretch
+// scanUpU32Group runs one work-group of scanUpU32 (kernels_types.go:170) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpU32Group(hgB *kernel.Block, in []uint32, sums []uint32, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18907,9 +20317,9 @@ func scanUpU32Group(hgB *kernel.Block, in []uint32, sums []uint32, tile int, tpb
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:148
+//line kernels_types.go:171
 	warps := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:149
+//line kernels_types.go:172
 	hgGroupTileSum[uint32](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -18917,7 +20327,7 @@ func scanUpU32Group(hgB *kernel.Block, in []uint32, sums []uint32, tile int, tpb
 type scanU32Locals struct {
 }
 
-// scanU32Group runs one work-group of scanU32 (kernels_types.go:155) by loop fission: each stretch
+// scanU32Group runs one work-group of scanU32 (kernels_types.go:178) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanU32Group(hgB *kernel.Block, in []uint32, out []uint32, offs []uint32, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -18926,11 +20336,11 @@ func scanU32Group(hgB *kernel.Block, in []uint32, out []uint32, offs []uint32, u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:156
+//line kernels_types.go:179
 	warps := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:157
+//line kernels_types.go:180
 	sh := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:158
+//line kernels_types.go:181
 	hgGroupScanTiles[uint32](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -18938,7 +20348,7 @@ func scanU32Group(hgB *kernel.Block, in []uint32, out []uint32, offs []uint32, u
 type segReduceU32Locals struct {
 }
 
-// segReduceU32Group runs one work-group of segReduceU32 (kernels_types.go:196) by loop fission: each stretch
+// segReduceU32Group runs one work-group of segReduceU32 (kernels_types.go:242) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceU32Group(hgB *kernel.Block, in []uint32, offs []int64, out []uint32, id uint32, op int32, span int) {
 	hgN := hgB.Threads()
@@ -18947,9 +20357,9 @@ func segReduceU32Group(hgB *kernel.Block, in []uint32, offs []int64, out []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:197
+//line kernels_types.go:243
 	warps := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:198
+//line kernels_types.go:244
 	hgGroupSegReduce[uint32](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -18957,7 +20367,7 @@ func segReduceU32Group(hgB *kernel.Block, in []uint32, offs []int64, out []uint3
 type selectCountU32Locals struct {
 }
 
-// selectCountU32Group runs one work-group of selectCountU32 (kernels_types.go:204) by loop fission: each stretch
+// selectCountU32Group runs one work-group of selectCountU32 (kernels_types.go:250) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountU32Group(hgB *kernel.Block, in []uint32, flags []uint8, counts []int64, pred int32, a uint32, tile int) {
 	hgN := hgB.Threads()
@@ -18966,9 +20376,9 @@ func selectCountU32Group(hgB *kernel.Block, in []uint32, flags []uint8, counts [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:205
+//line kernels_types.go:251
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:206
+//line kernels_types.go:252
 	hgGroupSelectCount[uint32](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -18976,7 +20386,7 @@ func selectCountU32Group(hgB *kernel.Block, in []uint32, flags []uint8, counts [
 type selectScatterU32Locals struct {
 }
 
-// selectScatterU32Group runs one work-group of selectScatterU32 (kernels_types.go:212) by loop fission: each stretch
+// selectScatterU32Group runs one work-group of selectScatterU32 (kernels_types.go:258) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterU32Group(hgB *kernel.Block, in []uint32, flags []uint8, out []uint32, outIdx []int64, vals bool, idx bool, pred int32, a uint32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -18985,11 +20395,11 @@ func selectScatterU32Group(hgB *kernel.Block, in []uint32, flags []uint8, out []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:213
+//line kernels_types.go:259
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:214
+//line kernels_types.go:260
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:215
+//line kernels_types.go:261
 	hgGroupSelectScatter[uint32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -18997,7 +20407,7 @@ func selectScatterU32Group(hgB *kernel.Block, in []uint32, flags []uint8, out []
 type segScanU32Locals struct {
 }
 
-// segScanU32Group runs one work-group of segScanU32 (kernels_types.go:221) by loop fission: each stretch
+// segScanU32Group runs one work-group of segScanU32 (kernels_types.go:267) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanU32Group(hgB *kernel.Block, in []uint32, heads []uint8, out []uint32, sums []uint32, sumHeads []uint8, carryIn []uint32, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -19006,15 +20416,15 @@ func segScanU32Group(hgB *kernel.Block, in []uint32, heads []uint8, out []uint32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:222
+//line kernels_types.go:268
 	sh := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:223
+//line kernels_types.go:269
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:224
+//line kernels_types.go:270
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:225
+//line kernels_types.go:271
 	warpsV := kernel.Shared[[32]uint32](t)
-//line kernels_types.go:226
+//line kernels_types.go:272
 	hgGroupSegScanTiles[uint32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -19022,7 +20432,7 @@ func segScanU32Group(hgB *kernel.Block, in []uint32, heads []uint8, out []uint32
 type scanUpI64Locals struct {
 }
 
-// scanUpI64Group runs one work-group of scanUpI64 (kernels_types.go:258) by loop fission: each stretch
+// scanUpI64Group runs one work-group of scanUpI64 (kernels_types.go:304) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpI64Group(hgB *kernel.Block, in []int64, sums []int64, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -19031,9 +20441,9 @@ func scanUpI64Group(hgB *kernel.Block, in []int64, sums []int64, tile int, tpb i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:259
+//line kernels_types.go:305
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:260
+//line kernels_types.go:306
 	hgGroupTileSum[int64](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -19041,7 +20451,7 @@ func scanUpI64Group(hgB *kernel.Block, in []int64, sums []int64, tile int, tpb i
 type scanI64Locals struct {
 }
 
-// scanI64Group runs one work-group of scanI64 (kernels_types.go:266) by loop fission: each stretch
+// scanI64Group runs one work-group of scanI64 (kernels_types.go:312) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanI64Group(hgB *kernel.Block, in []int64, out []int64, offs []int64, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -19050,11 +20460,11 @@ func scanI64Group(hgB *kernel.Block, in []int64, out []int64, offs []int64, useO
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:267
+//line kernels_types.go:313
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:268
+//line kernels_types.go:314
 	sh := kernel.DynamicShared[int64](t)
-//line kernels_types.go:269
+//line kernels_types.go:315
 	hgGroupScanTiles[int64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -19062,7 +20472,7 @@ func scanI64Group(hgB *kernel.Block, in []int64, out []int64, offs []int64, useO
 type segReduceI64Locals struct {
 }
 
-// segReduceI64Group runs one work-group of segReduceI64 (kernels_types.go:307) by loop fission: each stretch
+// segReduceI64Group runs one work-group of segReduceI64 (kernels_types.go:376) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceI64Group(hgB *kernel.Block, in []int64, offs []int64, out []int64, id int64, op int32, span int) {
 	hgN := hgB.Threads()
@@ -19071,9 +20481,9 @@ func segReduceI64Group(hgB *kernel.Block, in []int64, offs []int64, out []int64,
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:308
+//line kernels_types.go:377
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:309
+//line kernels_types.go:378
 	hgGroupSegReduce[int64](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -19081,7 +20491,7 @@ func segReduceI64Group(hgB *kernel.Block, in []int64, offs []int64, out []int64,
 type selectCountI64Locals struct {
 }
 
-// selectCountI64Group runs one work-group of selectCountI64 (kernels_types.go:315) by loop fission: each stretch
+// selectCountI64Group runs one work-group of selectCountI64 (kernels_types.go:384) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountI64Group(hgB *kernel.Block, in []int64, flags []uint8, counts []int64, pred int32, a int64, tile int) {
 	hgN := hgB.Threads()
@@ -19090,9 +20500,9 @@ func selectCountI64Group(hgB *kernel.Block, in []int64, flags []uint8, counts []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:316
+//line kernels_types.go:385
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:317
+//line kernels_types.go:386
 	hgGroupSelectCount[int64](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -19100,7 +20510,7 @@ func selectCountI64Group(hgB *kernel.Block, in []int64, flags []uint8, counts []
 type selectScatterI64Locals struct {
 }
 
-// selectScatterI64Group runs one work-group of selectScatterI64 (kernels_types.go:323) by loop fission: each stretch
+// selectScatterI64Group runs one work-group of selectScatterI64 (kernels_types.go:392) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterI64Group(hgB *kernel.Block, in []int64, flags []uint8, out []int64, outIdx []int64, vals bool, idx bool, pred int32, a int64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -19109,11 +20519,11 @@ func selectScatterI64Group(hgB *kernel.Block, in []int64, flags []uint8, out []i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:324
+//line kernels_types.go:393
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:325
+//line kernels_types.go:394
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:326
+//line kernels_types.go:395
 	hgGroupSelectScatter[int64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -19121,7 +20531,7 @@ func selectScatterI64Group(hgB *kernel.Block, in []int64, flags []uint8, out []i
 type segScanI64Locals struct {
 }
 
-// segScanI64Group runs one work-group of segScanI64 (kernels_types.go:332) by loop fission: each stretch
+// segScanI64Group runs one work-group of segScanI64 (kernels_types.go:401) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanI64Group(hgB *kernel.Block, in []int64, heads []uint8, out []int64, sums []int64, sumHeads []uint8, carryIn []int64, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -19130,15 +20540,15 @@ func segScanI64Group(hgB *kernel.Block, in []int64, heads []uint8, out []int64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:333
+//line kernels_types.go:402
 	sh := kernel.DynamicShared[int64](t)
-//line kernels_types.go:334
+//line kernels_types.go:403
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:335
+//line kernels_types.go:404
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:336
+//line kernels_types.go:405
 	warpsV := kernel.Shared[[32]int64](t)
-//line kernels_types.go:337
+//line kernels_types.go:406
 	hgGroupSegScanTiles[int64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -19146,7 +20556,7 @@ func segScanI64Group(hgB *kernel.Block, in []int64, heads []uint8, out []int64, 
 type scanUpU64Locals struct {
 }
 
-// scanUpU64Group runs one work-group of scanUpU64 (kernels_types.go:369) by loop fission: each stretch
+// scanUpU64Group runs one work-group of scanUpU64 (kernels_types.go:438) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpU64Group(hgB *kernel.Block, in []uint64, sums []uint64, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -19155,9 +20565,9 @@ func scanUpU64Group(hgB *kernel.Block, in []uint64, sums []uint64, tile int, tpb
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:370
+//line kernels_types.go:439
 	warps := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:371
+//line kernels_types.go:440
 	hgGroupTileSum[uint64](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -19165,7 +20575,7 @@ func scanUpU64Group(hgB *kernel.Block, in []uint64, sums []uint64, tile int, tpb
 type scanU64Locals struct {
 }
 
-// scanU64Group runs one work-group of scanU64 (kernels_types.go:377) by loop fission: each stretch
+// scanU64Group runs one work-group of scanU64 (kernels_types.go:446) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanU64Group(hgB *kernel.Block, in []uint64, out []uint64, offs []uint64, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -19174,11 +20584,11 @@ func scanU64Group(hgB *kernel.Block, in []uint64, out []uint64, offs []uint64, u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:378
+//line kernels_types.go:447
 	warps := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:379
+//line kernels_types.go:448
 	sh := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:380
+//line kernels_types.go:449
 	hgGroupScanTiles[uint64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -19186,7 +20596,7 @@ func scanU64Group(hgB *kernel.Block, in []uint64, out []uint64, offs []uint64, u
 type segReduceU64Locals struct {
 }
 
-// segReduceU64Group runs one work-group of segReduceU64 (kernels_types.go:418) by loop fission: each stretch
+// segReduceU64Group runs one work-group of segReduceU64 (kernels_types.go:510) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceU64Group(hgB *kernel.Block, in []uint64, offs []int64, out []uint64, id uint64, op int32, span int) {
 	hgN := hgB.Threads()
@@ -19195,9 +20605,9 @@ func segReduceU64Group(hgB *kernel.Block, in []uint64, offs []int64, out []uint6
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:419
+//line kernels_types.go:511
 	warps := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:420
+//line kernels_types.go:512
 	hgGroupSegReduce[uint64](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -19205,7 +20615,7 @@ func segReduceU64Group(hgB *kernel.Block, in []uint64, offs []int64, out []uint6
 type selectCountU64Locals struct {
 }
 
-// selectCountU64Group runs one work-group of selectCountU64 (kernels_types.go:426) by loop fission: each stretch
+// selectCountU64Group runs one work-group of selectCountU64 (kernels_types.go:518) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountU64Group(hgB *kernel.Block, in []uint64, flags []uint8, counts []int64, pred int32, a uint64, tile int) {
 	hgN := hgB.Threads()
@@ -19214,9 +20624,9 @@ func selectCountU64Group(hgB *kernel.Block, in []uint64, flags []uint8, counts [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:427
+//line kernels_types.go:519
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:428
+//line kernels_types.go:520
 	hgGroupSelectCount[uint64](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -19224,7 +20634,7 @@ func selectCountU64Group(hgB *kernel.Block, in []uint64, flags []uint8, counts [
 type selectScatterU64Locals struct {
 }
 
-// selectScatterU64Group runs one work-group of selectScatterU64 (kernels_types.go:434) by loop fission: each stretch
+// selectScatterU64Group runs one work-group of selectScatterU64 (kernels_types.go:526) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterU64Group(hgB *kernel.Block, in []uint64, flags []uint8, out []uint64, outIdx []int64, vals bool, idx bool, pred int32, a uint64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -19233,11 +20643,11 @@ func selectScatterU64Group(hgB *kernel.Block, in []uint64, flags []uint8, out []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:435
+//line kernels_types.go:527
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:436
+//line kernels_types.go:528
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:437
+//line kernels_types.go:529
 	hgGroupSelectScatter[uint64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -19245,7 +20655,7 @@ func selectScatterU64Group(hgB *kernel.Block, in []uint64, flags []uint8, out []
 type segScanU64Locals struct {
 }
 
-// segScanU64Group runs one work-group of segScanU64 (kernels_types.go:443) by loop fission: each stretch
+// segScanU64Group runs one work-group of segScanU64 (kernels_types.go:535) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanU64Group(hgB *kernel.Block, in []uint64, heads []uint8, out []uint64, sums []uint64, sumHeads []uint8, carryIn []uint64, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -19254,15 +20664,15 @@ func segScanU64Group(hgB *kernel.Block, in []uint64, heads []uint8, out []uint64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:444
+//line kernels_types.go:536
 	sh := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:445
+//line kernels_types.go:537
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:446
+//line kernels_types.go:538
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:447
+//line kernels_types.go:539
 	warpsV := kernel.Shared[[32]uint64](t)
-//line kernels_types.go:448
+//line kernels_types.go:540
 	hgGroupSegScanTiles[uint64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -19270,7 +20680,7 @@ func segScanU64Group(hgB *kernel.Block, in []uint64, heads []uint8, out []uint64
 type scanUpF32Locals struct {
 }
 
-// scanUpF32Group runs one work-group of scanUpF32 (kernels_types.go:480) by loop fission: each stretch
+// scanUpF32Group runs one work-group of scanUpF32 (kernels_types.go:572) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpF32Group(hgB *kernel.Block, in []float32, sums []float32, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -19279,9 +20689,9 @@ func scanUpF32Group(hgB *kernel.Block, in []float32, sums []float32, tile int, t
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:481
+//line kernels_types.go:573
 	warps := kernel.Shared[[32]float32](t)
-//line kernels_types.go:482
+//line kernels_types.go:574
 	hgGroupTileSum[float32](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -19289,7 +20699,7 @@ func scanUpF32Group(hgB *kernel.Block, in []float32, sums []float32, tile int, t
 type scanF32Locals struct {
 }
 
-// scanF32Group runs one work-group of scanF32 (kernels_types.go:488) by loop fission: each stretch
+// scanF32Group runs one work-group of scanF32 (kernels_types.go:580) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanF32Group(hgB *kernel.Block, in []float32, out []float32, offs []float32, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -19298,11 +20708,11 @@ func scanF32Group(hgB *kernel.Block, in []float32, out []float32, offs []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:489
+//line kernels_types.go:581
 	warps := kernel.Shared[[32]float32](t)
-//line kernels_types.go:490
+//line kernels_types.go:582
 	sh := kernel.DynamicShared[float32](t)
-//line kernels_types.go:491
+//line kernels_types.go:583
 	hgGroupScanTiles[float32](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -19310,7 +20720,7 @@ func scanF32Group(hgB *kernel.Block, in []float32, out []float32, offs []float32
 type segReduceF32Locals struct {
 }
 
-// segReduceF32Group runs one work-group of segReduceF32 (kernels_types.go:529) by loop fission: each stretch
+// segReduceF32Group runs one work-group of segReduceF32 (kernels_types.go:644) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceF32Group(hgB *kernel.Block, in []float32, offs []int64, out []float32, id float32, op int32, span int) {
 	hgN := hgB.Threads()
@@ -19319,9 +20729,9 @@ func segReduceF32Group(hgB *kernel.Block, in []float32, offs []int64, out []floa
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:530
+//line kernels_types.go:645
 	warps := kernel.Shared[[32]float32](t)
-//line kernels_types.go:531
+//line kernels_types.go:646
 	hgGroupSegReduce[float32](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -19329,7 +20739,7 @@ func segReduceF32Group(hgB *kernel.Block, in []float32, offs []int64, out []floa
 type selectCountF32Locals struct {
 }
 
-// selectCountF32Group runs one work-group of selectCountF32 (kernels_types.go:537) by loop fission: each stretch
+// selectCountF32Group runs one work-group of selectCountF32 (kernels_types.go:652) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountF32Group(hgB *kernel.Block, in []float32, flags []uint8, counts []int64, pred int32, a float32, tile int) {
 	hgN := hgB.Threads()
@@ -19338,9 +20748,9 @@ func selectCountF32Group(hgB *kernel.Block, in []float32, flags []uint8, counts 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:538
+//line kernels_types.go:653
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:539
+//line kernels_types.go:654
 	hgGroupSelectCount[float32](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -19348,7 +20758,7 @@ func selectCountF32Group(hgB *kernel.Block, in []float32, flags []uint8, counts 
 type selectScatterF32Locals struct {
 }
 
-// selectScatterF32Group runs one work-group of selectScatterF32 (kernels_types.go:545) by loop fission: each stretch
+// selectScatterF32Group runs one work-group of selectScatterF32 (kernels_types.go:660) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterF32Group(hgB *kernel.Block, in []float32, flags []uint8, out []float32, outIdx []int64, vals bool, idx bool, pred int32, a float32, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -19357,11 +20767,11 @@ func selectScatterF32Group(hgB *kernel.Block, in []float32, flags []uint8, out [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:546
+//line kernels_types.go:661
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:547
+//line kernels_types.go:662
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:548
+//line kernels_types.go:663
 	hgGroupSelectScatter[float32](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -19369,7 +20779,7 @@ func selectScatterF32Group(hgB *kernel.Block, in []float32, flags []uint8, out [
 type segScanF32Locals struct {
 }
 
-// segScanF32Group runs one work-group of segScanF32 (kernels_types.go:554) by loop fission: each stretch
+// segScanF32Group runs one work-group of segScanF32 (kernels_types.go:669) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanF32Group(hgB *kernel.Block, in []float32, heads []uint8, out []float32, sums []float32, sumHeads []uint8, carryIn []float32, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -19378,15 +20788,15 @@ func segScanF32Group(hgB *kernel.Block, in []float32, heads []uint8, out []float
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:555
+//line kernels_types.go:670
 	sh := kernel.DynamicShared[float32](t)
-//line kernels_types.go:556
+//line kernels_types.go:671
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:557
+//line kernels_types.go:672
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:558
+//line kernels_types.go:673
 	warpsV := kernel.Shared[[32]float32](t)
-//line kernels_types.go:559
+//line kernels_types.go:674
 	hgGroupSegScanTiles[float32](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -19394,7 +20804,7 @@ func segScanF32Group(hgB *kernel.Block, in []float32, heads []uint8, out []float
 type scanUpF64Locals struct {
 }
 
-// scanUpF64Group runs one work-group of scanUpF64 (kernels_types.go:591) by loop fission: each stretch
+// scanUpF64Group runs one work-group of scanUpF64 (kernels_types.go:706) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanUpF64Group(hgB *kernel.Block, in []float64, sums []float64, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -19403,9 +20813,9 @@ func scanUpF64Group(hgB *kernel.Block, in []float64, sums []float64, tile int, t
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:592
+//line kernels_types.go:707
 	warps := kernel.Shared[[32]float64](t)
-//line kernels_types.go:593
+//line kernels_types.go:708
 	hgGroupTileSum[float64](hgB, in, sums, tile, tpb, warps)
 }
 
@@ -19413,7 +20823,7 @@ func scanUpF64Group(hgB *kernel.Block, in []float64, sums []float64, tile int, t
 type scanF64Locals struct {
 }
 
-// scanF64Group runs one work-group of scanF64 (kernels_types.go:599) by loop fission: each stretch
+// scanF64Group runs one work-group of scanF64 (kernels_types.go:714) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func scanF64Group(hgB *kernel.Block, in []float64, out []float64, offs []float64, useOffs bool, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -19422,11 +20832,11 @@ func scanF64Group(hgB *kernel.Block, in []float64, out []float64, offs []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:600
+//line kernels_types.go:715
 	warps := kernel.Shared[[32]float64](t)
-//line kernels_types.go:601
+//line kernels_types.go:716
 	sh := kernel.DynamicShared[float64](t)
-//line kernels_types.go:602
+//line kernels_types.go:717
 	hgGroupScanTiles[float64](hgB, in, out, offs, useOffs, exclusive, tile, tpb, sh, warps)
 }
 
@@ -19434,7 +20844,7 @@ func scanF64Group(hgB *kernel.Block, in []float64, out []float64, offs []float64
 type segReduceF64Locals struct {
 }
 
-// segReduceF64Group runs one work-group of segReduceF64 (kernels_types.go:640) by loop fission: each stretch
+// segReduceF64Group runs one work-group of segReduceF64 (kernels_types.go:778) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segReduceF64Group(hgB *kernel.Block, in []float64, offs []int64, out []float64, id float64, op int32, span int) {
 	hgN := hgB.Threads()
@@ -19443,9 +20853,9 @@ func segReduceF64Group(hgB *kernel.Block, in []float64, offs []int64, out []floa
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:641
+//line kernels_types.go:779
 	warps := kernel.Shared[[32]float64](t)
-//line kernels_types.go:642
+//line kernels_types.go:780
 	hgGroupSegReduce[float64](hgB, in, offs, out, id, op, span, warps)
 }
 
@@ -19453,7 +20863,7 @@ func segReduceF64Group(hgB *kernel.Block, in []float64, offs []int64, out []floa
 type selectCountF64Locals struct {
 }
 
-// selectCountF64Group runs one work-group of selectCountF64 (kernels_types.go:648) by loop fission: each stretch
+// selectCountF64Group runs one work-group of selectCountF64 (kernels_types.go:786) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectCountF64Group(hgB *kernel.Block, in []float64, flags []uint8, counts []int64, pred int32, a float64, tile int) {
 	hgN := hgB.Threads()
@@ -19462,9 +20872,9 @@ func selectCountF64Group(hgB *kernel.Block, in []float64, flags []uint8, counts 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:649
+//line kernels_types.go:787
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:650
+//line kernels_types.go:788
 	hgGroupSelectCount[float64](hgB, in, flags, counts, pred, a, tile, warps)
 }
 
@@ -19472,7 +20882,7 @@ func selectCountF64Group(hgB *kernel.Block, in []float64, flags []uint8, counts 
 type selectScatterF64Locals struct {
 }
 
-// selectScatterF64Group runs one work-group of selectScatterF64 (kernels_types.go:656) by loop fission: each stretch
+// selectScatterF64Group runs one work-group of selectScatterF64 (kernels_types.go:794) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func selectScatterF64Group(hgB *kernel.Block, in []float64, flags []uint8, out []float64, outIdx []int64, vals bool, idx bool, pred int32, a float64, offs []int64, counts []int64, num []int64, single bool, partition bool, tile int) {
 	hgN := hgB.Threads()
@@ -19481,11 +20891,11 @@ func selectScatterF64Group(hgB *kernel.Block, in []float64, flags []uint8, out [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:657
+//line kernels_types.go:795
 	warps := kernel.Shared[[32]int64](t)
-//line kernels_types.go:658
+//line kernels_types.go:796
 	wc := kernel.Shared[[32]int32](t)
-//line kernels_types.go:659
+//line kernels_types.go:797
 	hgGroupSelectScatter[float64](hgB, in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc)
 }
 
@@ -19493,7 +20903,7 @@ func selectScatterF64Group(hgB *kernel.Block, in []float64, flags []uint8, out [
 type segScanF64Locals struct {
 }
 
-// segScanF64Group runs one work-group of segScanF64 (kernels_types.go:665) by loop fission: each stretch
+// segScanF64Group runs one work-group of segScanF64 (kernels_types.go:803) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func segScanF64Group(hgB *kernel.Block, in []float64, heads []uint8, out []float64, sums []float64, sumHeads []uint8, carryIn []float64, mode int32, exclusive bool, tile int, tpb int) {
 	hgN := hgB.Threads()
@@ -19502,15 +20912,15 @@ func segScanF64Group(hgB *kernel.Block, in []float64, heads []uint8, out []float
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:666
+//line kernels_types.go:804
 	sh := kernel.DynamicShared[float64](t)
-//line kernels_types.go:667
+//line kernels_types.go:805
 	shf := kernel.Shared[[2816]uint8](t)
-//line kernels_types.go:668
+//line kernels_types.go:806
 	warpsF := kernel.Shared[[32]int32](t)
-//line kernels_types.go:669
+//line kernels_types.go:807
 	warpsV := kernel.Shared[[32]float64](t)
-//line kernels_types.go:670
+//line kernels_types.go:808
 	hgGroupSegScanTiles[float64](hgB, in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV)
 }
 
@@ -19518,7 +20928,7 @@ func segScanF64Group(hgB *kernel.Block, in []float64, heads []uint8, out []float
 type histogramU8Locals struct {
 }
 
-// histogramU8Group runs one work-group of histogramU8 (kernels_types.go:676) by loop fission: each stretch
+// histogramU8Group runs one work-group of histogramU8 (kernels_types.go:814) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU8Group(hgB *kernel.Block, samples []uint8, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -19527,9 +20937,9 @@ func histogramU8Group(hgB *kernel.Block, samples []uint8, hist []uint32, isFloat
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:677
+//line kernels_types.go:815
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:678
+//line kernels_types.go:816
 	hgGroupHistogramEven[uint8](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -19616,7 +21026,7 @@ func hgGroupHistogramEven[T number](hgB *kernel.Block, samples []T, hist []uint3
 type histogramU16Locals struct {
 }
 
-// histogramU16Group runs one work-group of histogramU16 (kernels_types.go:684) by loop fission: each stretch
+// histogramU16Group runs one work-group of histogramU16 (kernels_types.go:822) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -19625,9 +21035,9 @@ func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFlo
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:685
+//line kernels_types.go:823
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:686
+//line kernels_types.go:824
 	hgGroupHistogramEven[uint16](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -19635,7 +21045,7 @@ func histogramU16Group(hgB *kernel.Block, samples []uint16, hist []uint32, isFlo
 type histogramI32Locals struct {
 }
 
-// histogramI32Group runs one work-group of histogramI32 (kernels_types.go:692) by loop fission: each stretch
+// histogramI32Group runs one work-group of histogramI32 (kernels_types.go:830) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -19644,9 +21054,9 @@ func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloa
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:693
+//line kernels_types.go:831
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:694
+//line kernels_types.go:832
 	hgGroupHistogramEven[int32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -19654,7 +21064,7 @@ func histogramI32Group(hgB *kernel.Block, samples []int32, hist []uint32, isFloa
 type histogramU32Locals struct {
 }
 
-// histogramU32Group runs one work-group of histogramU32 (kernels_types.go:700) by loop fission: each stretch
+// histogramU32Group runs one work-group of histogramU32 (kernels_types.go:838) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -19663,9 +21073,9 @@ func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFlo
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:701
+//line kernels_types.go:839
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:702
+//line kernels_types.go:840
 	hgGroupHistogramEven[uint32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -19673,7 +21083,7 @@ func histogramU32Group(hgB *kernel.Block, samples []uint32, hist []uint32, isFlo
 type histogramF32Locals struct {
 }
 
-// histogramF32Group runs one work-group of histogramF32 (kernels_types.go:708) by loop fission: each stretch
+// histogramF32Group runs one work-group of histogramF32 (kernels_types.go:846) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -19682,9 +21092,9 @@ func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFl
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:709
+//line kernels_types.go:847
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:710
+//line kernels_types.go:848
 	hgGroupHistogramEven[float32](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -19692,7 +21102,7 @@ func histogramF32Group(hgB *kernel.Block, samples []float32, hist []uint32, isFl
 type histogramF64Locals struct {
 }
 
-// histogramF64Group runs one work-group of histogramF64 (kernels_types.go:716) by loop fission: each stretch
+// histogramF64Group runs one work-group of histogramF64 (kernels_types.go:854) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFloat bool, lowerF float64, upperF float64, scale float64, lowerI int64, widthI int64, shift int, span int) {
 	hgN := hgB.Threads()
@@ -19701,9 +21111,9 @@ func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFl
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:717
+//line kernels_types.go:855
 	local := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:718
+//line kernels_types.go:856
 	hgGroupHistogramEven[float64](hgB, samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local)
 }
 
@@ -19711,7 +21121,7 @@ func histogramF64Group(hgB *kernel.Block, samples []float64, hist []uint32, isFl
 type sortCountI8Locals struct {
 }
 
-// sortCountI8Group runs one work-group of sortCountI8 (kernels_types.go:724) by loop fission: each stretch
+// sortCountI8Group runs one work-group of sortCountI8 (kernels_types.go:862) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI8Group(hgB *kernel.Block, keys []int8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19720,9 +21130,9 @@ func sortCountI8Group(hgB *kernel.Block, keys []int8, counts []uint32, shift int
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:725
+//line kernels_types.go:863
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:726
+//line kernels_types.go:864
 	hgGroupSortCount[int8](hgB, keys, counts, shift, bits, kindSigned, 8, desc, tile, bins)
 }
 
@@ -19794,7 +21204,7 @@ func hgGroupSortCount[K number](hgB *kernel.Block, keys []K, counts []uint32, sh
 type sortKeysI8Locals struct {
 }
 
-// sortKeysI8Group runs one work-group of sortKeysI8 (kernels_types.go:732) by loop fission: each stretch
+// sortKeysI8Group runs one work-group of sortKeysI8 (kernels_types.go:870) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI8Group(hgB *kernel.Block, keysIn []int8, keysOut []int8, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -19803,13 +21213,13 @@ func sortKeysI8Group(hgB *kernel.Block, keysIn []int8, keysOut []int8, offs []ui
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:733
+//line kernels_types.go:871
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:734
+//line kernels_types.go:872
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:735
+//line kernels_types.go:873
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:736
+//line kernels_types.go:874
 	hgGroupSortScatter[int8, int8](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 8, desc, tile, run, cnt, off)
 }
 
@@ -20012,7 +21422,7 @@ func hgGroupSortScatter[K number, V any](hgB *kernel.Block, keysIn []K, keysOut 
 type mergeBlockI8Locals struct {
 }
 
-// mergeBlockI8Group runs one work-group of mergeBlockI8 (kernels_types.go:749) by loop fission: each stretch
+// mergeBlockI8Group runs one work-group of mergeBlockI8 (kernels_types.go:887) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI8Group(hgB *kernel.Block, in []int8, out []int8, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20021,11 +21431,11 @@ func mergeBlockI8Group(hgB *kernel.Block, in []int8, out []int8, outI []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:750
+//line kernels_types.go:888
 	sk := kernel.DynamicShared[int8](t)
-//line kernels_types.go:751
+//line kernels_types.go:889
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:752
+//line kernels_types.go:890
 	hgGroupMergeSortBlock[int8](hgB, in, out, outI, pairs, ord, kindSigned, 8, tile, sk, si)
 }
 
@@ -20147,7 +21557,7 @@ func hgGroupMergeSortBlock[K number](hgB *kernel.Block, in []K, out []K, outI []
 type mergePassI8Locals struct {
 }
 
-// mergePassI8Group runs one work-group of mergePassI8 (kernels_types.go:758) by loop fission: each stretch
+// mergePassI8Group runs one work-group of mergePassI8 (kernels_types.go:896) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI8Group(hgB *kernel.Block, src []int8, dst []int8, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20156,13 +21566,13 @@ func mergePassI8Group(hgB *kernel.Block, src []int8, dst []int8, srcI []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:759
+//line kernels_types.go:897
 	sk := kernel.DynamicShared[int8](t)
-//line kernels_types.go:760
+//line kernels_types.go:898
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:761
+//line kernels_types.go:899
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:762
+//line kernels_types.go:900
 	hgGroupMergePass[int8](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 8, count, w, tile, sk, si, part)
 }
 
@@ -20301,7 +21711,7 @@ func hgGroupMergePass[K number](hgB *kernel.Block, src []K, dst []K, srcI []uint
 type sortCountU8Locals struct {
 }
 
-// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:768) by loop fission: each stretch
+// sortCountU8Group runs one work-group of sortCountU8 (kernels_types.go:906) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20310,9 +21720,9 @@ func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift in
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:769
+//line kernels_types.go:907
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:770
+//line kernels_types.go:908
 	hgGroupSortCount[uint8](hgB, keys, counts, shift, bits, kindUnsigned, 8, desc, tile, bins)
 }
 
@@ -20320,7 +21730,7 @@ func sortCountU8Group(hgB *kernel.Block, keys []uint8, counts []uint32, shift in
 type sortKeysU8Locals struct {
 }
 
-// sortKeysU8Group runs one work-group of sortKeysU8 (kernels_types.go:776) by loop fission: each stretch
+// sortKeysU8Group runs one work-group of sortKeysU8 (kernels_types.go:914) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU8Group(hgB *kernel.Block, keysIn []uint8, keysOut []uint8, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20329,13 +21739,13 @@ func sortKeysU8Group(hgB *kernel.Block, keysIn []uint8, keysOut []uint8, offs []
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:777
+//line kernels_types.go:915
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:778
+//line kernels_types.go:916
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:779
+//line kernels_types.go:917
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:780
+//line kernels_types.go:918
 	hgGroupSortScatter[uint8, uint8](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 8, desc, tile, run, cnt, off)
 }
 
@@ -20343,7 +21753,7 @@ func sortKeysU8Group(hgB *kernel.Block, keysIn []uint8, keysOut []uint8, offs []
 type mergeBlockU8Locals struct {
 }
 
-// mergeBlockU8Group runs one work-group of mergeBlockU8 (kernels_types.go:793) by loop fission: each stretch
+// mergeBlockU8Group runs one work-group of mergeBlockU8 (kernels_types.go:931) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU8Group(hgB *kernel.Block, in []uint8, out []uint8, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20352,11 +21762,11 @@ func mergeBlockU8Group(hgB *kernel.Block, in []uint8, out []uint8, outI []uint32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:794
+//line kernels_types.go:932
 	sk := kernel.DynamicShared[uint8](t)
-//line kernels_types.go:795
+//line kernels_types.go:933
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:796
+//line kernels_types.go:934
 	hgGroupMergeSortBlock[uint8](hgB, in, out, outI, pairs, ord, kindUnsigned, 8, tile, sk, si)
 }
 
@@ -20364,7 +21774,7 @@ func mergeBlockU8Group(hgB *kernel.Block, in []uint8, out []uint8, outI []uint32
 type mergePassU8Locals struct {
 }
 
-// mergePassU8Group runs one work-group of mergePassU8 (kernels_types.go:802) by loop fission: each stretch
+// mergePassU8Group runs one work-group of mergePassU8 (kernels_types.go:940) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20373,13 +21783,13 @@ func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:803
+//line kernels_types.go:941
 	sk := kernel.DynamicShared[uint8](t)
-//line kernels_types.go:804
+//line kernels_types.go:942
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:805
+//line kernels_types.go:943
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:806
+//line kernels_types.go:944
 	hgGroupMergePass[uint8](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 8, count, w, tile, sk, si, part)
 }
 
@@ -20387,7 +21797,7 @@ func mergePassU8Group(hgB *kernel.Block, src []uint8, dst []uint8, srcI []uint32
 type sortCountI16Locals struct {
 }
 
-// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:812) by loop fission: each stretch
+// sortCountI16Group runs one work-group of sortCountI16 (kernels_types.go:950) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20396,9 +21806,9 @@ func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:813
+//line kernels_types.go:951
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:814
+//line kernels_types.go:952
 	hgGroupSortCount[int16](hgB, keys, counts, shift, bits, kindSigned, 16, desc, tile, bins)
 }
 
@@ -20406,7 +21816,7 @@ func sortCountI16Group(hgB *kernel.Block, keys []int16, counts []uint32, shift i
 type sortKeysI16Locals struct {
 }
 
-// sortKeysI16Group runs one work-group of sortKeysI16 (kernels_types.go:820) by loop fission: each stretch
+// sortKeysI16Group runs one work-group of sortKeysI16 (kernels_types.go:958) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI16Group(hgB *kernel.Block, keysIn []int16, keysOut []int16, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20415,13 +21825,13 @@ func sortKeysI16Group(hgB *kernel.Block, keysIn []int16, keysOut []int16, offs [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:821
+//line kernels_types.go:959
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:822
+//line kernels_types.go:960
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:823
+//line kernels_types.go:961
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:824
+//line kernels_types.go:962
 	hgGroupSortScatter[int16, int16](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 16, desc, tile, run, cnt, off)
 }
 
@@ -20429,7 +21839,7 @@ func sortKeysI16Group(hgB *kernel.Block, keysIn []int16, keysOut []int16, offs [
 type mergeBlockI16Locals struct {
 }
 
-// mergeBlockI16Group runs one work-group of mergeBlockI16 (kernels_types.go:837) by loop fission: each stretch
+// mergeBlockI16Group runs one work-group of mergeBlockI16 (kernels_types.go:975) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI16Group(hgB *kernel.Block, in []int16, out []int16, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20438,11 +21848,11 @@ func mergeBlockI16Group(hgB *kernel.Block, in []int16, out []int16, outI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:838
+//line kernels_types.go:976
 	sk := kernel.DynamicShared[int16](t)
-//line kernels_types.go:839
+//line kernels_types.go:977
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:840
+//line kernels_types.go:978
 	hgGroupMergeSortBlock[int16](hgB, in, out, outI, pairs, ord, kindSigned, 16, tile, sk, si)
 }
 
@@ -20450,7 +21860,7 @@ func mergeBlockI16Group(hgB *kernel.Block, in []int16, out []int16, outI []uint3
 type mergePassI16Locals struct {
 }
 
-// mergePassI16Group runs one work-group of mergePassI16 (kernels_types.go:846) by loop fission: each stretch
+// mergePassI16Group runs one work-group of mergePassI16 (kernels_types.go:984) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20459,13 +21869,13 @@ func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:847
+//line kernels_types.go:985
 	sk := kernel.DynamicShared[int16](t)
-//line kernels_types.go:848
+//line kernels_types.go:986
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:849
+//line kernels_types.go:987
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:850
+//line kernels_types.go:988
 	hgGroupMergePass[int16](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 16, count, w, tile, sk, si, part)
 }
 
@@ -20473,7 +21883,7 @@ func mergePassI16Group(hgB *kernel.Block, src []int16, dst []int16, srcI []uint3
 type sortCountU16Locals struct {
 }
 
-// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:856) by loop fission: each stretch
+// sortCountU16Group runs one work-group of sortCountU16 (kernels_types.go:994) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20482,9 +21892,9 @@ func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:857
+//line kernels_types.go:995
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:858
+//line kernels_types.go:996
 	hgGroupSortCount[uint16](hgB, keys, counts, shift, bits, kindUnsigned, 16, desc, tile, bins)
 }
 
@@ -20492,7 +21902,7 @@ func sortCountU16Group(hgB *kernel.Block, keys []uint16, counts []uint32, shift 
 type sortKeysU16Locals struct {
 }
 
-// sortKeysU16Group runs one work-group of sortKeysU16 (kernels_types.go:864) by loop fission: each stretch
+// sortKeysU16Group runs one work-group of sortKeysU16 (kernels_types.go:1002) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU16Group(hgB *kernel.Block, keysIn []uint16, keysOut []uint16, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20501,13 +21911,13 @@ func sortKeysU16Group(hgB *kernel.Block, keysIn []uint16, keysOut []uint16, offs
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:865
+//line kernels_types.go:1003
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:866
+//line kernels_types.go:1004
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:867
+//line kernels_types.go:1005
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:868
+//line kernels_types.go:1006
 	hgGroupSortScatter[uint16, uint16](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 16, desc, tile, run, cnt, off)
 }
 
@@ -20515,7 +21925,7 @@ func sortKeysU16Group(hgB *kernel.Block, keysIn []uint16, keysOut []uint16, offs
 type mergeBlockU16Locals struct {
 }
 
-// mergeBlockU16Group runs one work-group of mergeBlockU16 (kernels_types.go:881) by loop fission: each stretch
+// mergeBlockU16Group runs one work-group of mergeBlockU16 (kernels_types.go:1019) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU16Group(hgB *kernel.Block, in []uint16, out []uint16, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20524,11 +21934,11 @@ func mergeBlockU16Group(hgB *kernel.Block, in []uint16, out []uint16, outI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:882
+//line kernels_types.go:1020
 	sk := kernel.DynamicShared[uint16](t)
-//line kernels_types.go:883
+//line kernels_types.go:1021
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:884
+//line kernels_types.go:1022
 	hgGroupMergeSortBlock[uint16](hgB, in, out, outI, pairs, ord, kindUnsigned, 16, tile, sk, si)
 }
 
@@ -20536,7 +21946,7 @@ func mergeBlockU16Group(hgB *kernel.Block, in []uint16, out []uint16, outI []uin
 type mergePassU16Locals struct {
 }
 
-// mergePassU16Group runs one work-group of mergePassU16 (kernels_types.go:890) by loop fission: each stretch
+// mergePassU16Group runs one work-group of mergePassU16 (kernels_types.go:1028) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20545,13 +21955,13 @@ func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:891
+//line kernels_types.go:1029
 	sk := kernel.DynamicShared[uint16](t)
-//line kernels_types.go:892
+//line kernels_types.go:1030
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:893
+//line kernels_types.go:1031
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:894
+//line kernels_types.go:1032
 	hgGroupMergePass[uint16](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 16, count, w, tile, sk, si, part)
 }
 
@@ -20559,7 +21969,7 @@ func mergePassU16Group(hgB *kernel.Block, src []uint16, dst []uint16, srcI []uin
 type sortCountI32Locals struct {
 }
 
-// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:900) by loop fission: each stretch
+// sortCountI32Group runs one work-group of sortCountI32 (kernels_types.go:1038) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20568,9 +21978,9 @@ func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:901
+//line kernels_types.go:1039
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:902
+//line kernels_types.go:1040
 	hgGroupSortCount[int32](hgB, keys, counts, shift, bits, kindSigned, 32, desc, tile, bins)
 }
 
@@ -20578,7 +21988,7 @@ func sortCountI32Group(hgB *kernel.Block, keys []int32, counts []uint32, shift i
 type sortKeysI32Locals struct {
 }
 
-// sortKeysI32Group runs one work-group of sortKeysI32 (kernels_types.go:908) by loop fission: each stretch
+// sortKeysI32Group runs one work-group of sortKeysI32 (kernels_types.go:1046) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20587,13 +21997,13 @@ func sortKeysI32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, offs [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:909
+//line kernels_types.go:1047
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:910
+//line kernels_types.go:1048
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:911
+//line kernels_types.go:1049
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:912
+//line kernels_types.go:1050
 	hgGroupSortScatter[int32, int32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20601,7 +22011,7 @@ func sortKeysI32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, offs [
 type mergeBlockI32Locals struct {
 }
 
-// mergeBlockI32Group runs one work-group of mergeBlockI32 (kernels_types.go:925) by loop fission: each stretch
+// mergeBlockI32Group runs one work-group of mergeBlockI32 (kernels_types.go:1063) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI32Group(hgB *kernel.Block, in []int32, out []int32, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20610,11 +22020,11 @@ func mergeBlockI32Group(hgB *kernel.Block, in []int32, out []int32, outI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:926
+//line kernels_types.go:1064
 	sk := kernel.DynamicShared[int32](t)
-//line kernels_types.go:927
+//line kernels_types.go:1065
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:928
+//line kernels_types.go:1066
 	hgGroupMergeSortBlock[int32](hgB, in, out, outI, pairs, ord, kindSigned, 32, tile, sk, si)
 }
 
@@ -20622,7 +22032,7 @@ func mergeBlockI32Group(hgB *kernel.Block, in []int32, out []int32, outI []uint3
 type mergePassI32Locals struct {
 }
 
-// mergePassI32Group runs one work-group of mergePassI32 (kernels_types.go:934) by loop fission: each stretch
+// mergePassI32Group runs one work-group of mergePassI32 (kernels_types.go:1072) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20631,13 +22041,13 @@ func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:935
+//line kernels_types.go:1073
 	sk := kernel.DynamicShared[int32](t)
-//line kernels_types.go:936
+//line kernels_types.go:1074
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:937
+//line kernels_types.go:1075
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:938
+//line kernels_types.go:1076
 	hgGroupMergePass[int32](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 32, count, w, tile, sk, si, part)
 }
 
@@ -20645,7 +22055,7 @@ func mergePassI32Group(hgB *kernel.Block, src []int32, dst []int32, srcI []uint3
 type sortCountU32Locals struct {
 }
 
-// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:944) by loop fission: each stretch
+// sortCountU32Group runs one work-group of sortCountU32 (kernels_types.go:1082) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20654,9 +22064,9 @@ func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:945
+//line kernels_types.go:1083
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:946
+//line kernels_types.go:1084
 	hgGroupSortCount[uint32](hgB, keys, counts, shift, bits, kindUnsigned, 32, desc, tile, bins)
 }
 
@@ -20664,7 +22074,7 @@ func sortCountU32Group(hgB *kernel.Block, keys []uint32, counts []uint32, shift 
 type sortKeysU32Locals struct {
 }
 
-// sortKeysU32Group runs one work-group of sortKeysU32 (kernels_types.go:952) by loop fission: each stretch
+// sortKeysU32Group runs one work-group of sortKeysU32 (kernels_types.go:1090) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20673,13 +22083,13 @@ func sortKeysU32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, offs
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:953
+//line kernels_types.go:1091
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:954
+//line kernels_types.go:1092
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:955
+//line kernels_types.go:1093
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:956
+//line kernels_types.go:1094
 	hgGroupSortScatter[uint32, uint32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -20687,7 +22097,7 @@ func sortKeysU32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, offs
 type mergeBlockU32Locals struct {
 }
 
-// mergeBlockU32Group runs one work-group of mergeBlockU32 (kernels_types.go:969) by loop fission: each stretch
+// mergeBlockU32Group runs one work-group of mergeBlockU32 (kernels_types.go:1107) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU32Group(hgB *kernel.Block, in []uint32, out []uint32, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20696,11 +22106,11 @@ func mergeBlockU32Group(hgB *kernel.Block, in []uint32, out []uint32, outI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:970
+//line kernels_types.go:1108
 	sk := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:971
+//line kernels_types.go:1109
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:972
+//line kernels_types.go:1110
 	hgGroupMergeSortBlock[uint32](hgB, in, out, outI, pairs, ord, kindUnsigned, 32, tile, sk, si)
 }
 
@@ -20708,7 +22118,7 @@ func mergeBlockU32Group(hgB *kernel.Block, in []uint32, out []uint32, outI []uin
 type mergePassU32Locals struct {
 }
 
-// mergePassU32Group runs one work-group of mergePassU32 (kernels_types.go:978) by loop fission: each stretch
+// mergePassU32Group runs one work-group of mergePassU32 (kernels_types.go:1116) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20717,13 +22127,13 @@ func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:979
+//line kernels_types.go:1117
 	sk := kernel.DynamicShared[uint32](t)
-//line kernels_types.go:980
+//line kernels_types.go:1118
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:981
+//line kernels_types.go:1119
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:982
+//line kernels_types.go:1120
 	hgGroupMergePass[uint32](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 32, count, w, tile, sk, si, part)
 }
 
@@ -20731,7 +22141,7 @@ func mergePassU32Group(hgB *kernel.Block, src []uint32, dst []uint32, srcI []uin
 type sortCountI64Locals struct {
 }
 
-// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:988) by loop fission: each stretch
+// sortCountI64Group runs one work-group of sortCountI64 (kernels_types.go:1126) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20740,9 +22150,9 @@ func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift i
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:989
+//line kernels_types.go:1127
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:990
+//line kernels_types.go:1128
 	hgGroupSortCount[int64](hgB, keys, counts, shift, bits, kindSigned, 64, desc, tile, bins)
 }
 
@@ -20750,7 +22160,7 @@ func sortCountI64Group(hgB *kernel.Block, keys []int64, counts []uint32, shift i
 type sortKeysI64Locals struct {
 }
 
-// sortKeysI64Group runs one work-group of sortKeysI64 (kernels_types.go:996) by loop fission: each stretch
+// sortKeysI64Group runs one work-group of sortKeysI64 (kernels_types.go:1134) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysI64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20759,13 +22169,13 @@ func sortKeysI64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, offs [
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:997
+//line kernels_types.go:1135
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:998
+//line kernels_types.go:1136
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:999
+//line kernels_types.go:1137
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1000
+//line kernels_types.go:1138
 	hgGroupSortScatter[int64, int64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20773,7 +22183,7 @@ func sortKeysI64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, offs [
 type mergeBlockI64Locals struct {
 }
 
-// mergeBlockI64Group runs one work-group of mergeBlockI64 (kernels_types.go:1013) by loop fission: each stretch
+// mergeBlockI64Group runs one work-group of mergeBlockI64 (kernels_types.go:1151) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockI64Group(hgB *kernel.Block, in []int64, out []int64, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20782,11 +22192,11 @@ func mergeBlockI64Group(hgB *kernel.Block, in []int64, out []int64, outI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1014
+//line kernels_types.go:1152
 	sk := kernel.DynamicShared[int64](t)
-//line kernels_types.go:1015
+//line kernels_types.go:1153
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1016
+//line kernels_types.go:1154
 	hgGroupMergeSortBlock[int64](hgB, in, out, outI, pairs, ord, kindSigned, 64, tile, sk, si)
 }
 
@@ -20794,7 +22204,7 @@ func mergeBlockI64Group(hgB *kernel.Block, in []int64, out []int64, outI []uint3
 type mergePassI64Locals struct {
 }
 
-// mergePassI64Group runs one work-group of mergePassI64 (kernels_types.go:1022) by loop fission: each stretch
+// mergePassI64Group runs one work-group of mergePassI64 (kernels_types.go:1160) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20803,13 +22213,13 @@ func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint3
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1023
+//line kernels_types.go:1161
 	sk := kernel.DynamicShared[int64](t)
-//line kernels_types.go:1024
+//line kernels_types.go:1162
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1025
+//line kernels_types.go:1163
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1026
+//line kernels_types.go:1164
 	hgGroupMergePass[int64](hgB, src, dst, srcI, dstI, pairs, ord, kindSigned, 64, count, w, tile, sk, si, part)
 }
 
@@ -20817,7 +22227,7 @@ func mergePassI64Group(hgB *kernel.Block, src []int64, dst []int64, srcI []uint3
 type sortCountU64Locals struct {
 }
 
-// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:1032) by loop fission: each stretch
+// sortCountU64Group runs one work-group of sortCountU64 (kernels_types.go:1170) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20826,9 +22236,9 @@ func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1033
+//line kernels_types.go:1171
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1034
+//line kernels_types.go:1172
 	hgGroupSortCount[uint64](hgB, keys, counts, shift, bits, kindUnsigned, 64, desc, tile, bins)
 }
 
@@ -20836,7 +22246,7 @@ func sortCountU64Group(hgB *kernel.Block, keys []uint64, counts []uint32, shift 
 type sortKeysU64Locals struct {
 }
 
-// sortKeysU64Group runs one work-group of sortKeysU64 (kernels_types.go:1040) by loop fission: each stretch
+// sortKeysU64Group runs one work-group of sortKeysU64 (kernels_types.go:1178) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysU64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20845,13 +22255,13 @@ func sortKeysU64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, offs
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1041
+//line kernels_types.go:1179
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1042
+//line kernels_types.go:1180
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1043
+//line kernels_types.go:1181
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1044
+//line kernels_types.go:1182
 	hgGroupSortScatter[uint64, uint64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -20859,7 +22269,7 @@ func sortKeysU64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, offs
 type mergeBlockU64Locals struct {
 }
 
-// mergeBlockU64Group runs one work-group of mergeBlockU64 (kernels_types.go:1057) by loop fission: each stretch
+// mergeBlockU64Group runs one work-group of mergeBlockU64 (kernels_types.go:1195) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockU64Group(hgB *kernel.Block, in []uint64, out []uint64, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20868,11 +22278,11 @@ func mergeBlockU64Group(hgB *kernel.Block, in []uint64, out []uint64, outI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1058
+//line kernels_types.go:1196
 	sk := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:1059
+//line kernels_types.go:1197
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1060
+//line kernels_types.go:1198
 	hgGroupMergeSortBlock[uint64](hgB, in, out, outI, pairs, ord, kindUnsigned, 64, tile, sk, si)
 }
 
@@ -20880,7 +22290,7 @@ func mergeBlockU64Group(hgB *kernel.Block, in []uint64, out []uint64, outI []uin
 type mergePassU64Locals struct {
 }
 
-// mergePassU64Group runs one work-group of mergePassU64 (kernels_types.go:1066) by loop fission: each stretch
+// mergePassU64Group runs one work-group of mergePassU64 (kernels_types.go:1204) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20889,13 +22299,13 @@ func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uin
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1067
+//line kernels_types.go:1205
 	sk := kernel.DynamicShared[uint64](t)
-//line kernels_types.go:1068
+//line kernels_types.go:1206
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1069
+//line kernels_types.go:1207
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1070
+//line kernels_types.go:1208
 	hgGroupMergePass[uint64](hgB, src, dst, srcI, dstI, pairs, ord, kindUnsigned, 64, count, w, tile, sk, si, part)
 }
 
@@ -20903,7 +22313,7 @@ func mergePassU64Group(hgB *kernel.Block, src []uint64, dst []uint64, srcI []uin
 type sortCountF32Locals struct {
 }
 
-// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:1076) by loop fission: each stretch
+// sortCountF32Group runs one work-group of sortCountF32 (kernels_types.go:1214) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20912,9 +22322,9 @@ func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1077
+//line kernels_types.go:1215
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1078
+//line kernels_types.go:1216
 	hgGroupSortCount[float32](hgB, keys, counts, shift, bits, kindFloat32, 32, desc, tile, bins)
 }
 
@@ -20922,7 +22332,7 @@ func sortCountF32Group(hgB *kernel.Block, keys []float32, counts []uint32, shift
 type sortKeysF32Locals struct {
 }
 
-// sortKeysF32Group runs one work-group of sortKeysF32 (kernels_types.go:1084) by loop fission: each stretch
+// sortKeysF32Group runs one work-group of sortKeysF32 (kernels_types.go:1222) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysF32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20931,13 +22341,13 @@ func sortKeysF32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, of
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1085
+//line kernels_types.go:1223
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1086
+//line kernels_types.go:1224
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1087
+//line kernels_types.go:1225
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1088
+//line kernels_types.go:1226
 	hgGroupSortScatter[float32, float32](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -20945,7 +22355,7 @@ func sortKeysF32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, of
 type mergeBlockF32Locals struct {
 }
 
-// mergeBlockF32Group runs one work-group of mergeBlockF32 (kernels_types.go:1101) by loop fission: each stretch
+// mergeBlockF32Group runs one work-group of mergeBlockF32 (kernels_types.go:1239) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergeBlockF32Group(hgB *kernel.Block, in []float32, out []float32, outI []uint32, pairs bool, ord int32, tile int) {
 	hgN := hgB.Threads()
@@ -20954,11 +22364,11 @@ func mergeBlockF32Group(hgB *kernel.Block, in []float32, out []float32, outI []u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1102
+//line kernels_types.go:1240
 	sk := kernel.DynamicShared[float32](t)
-//line kernels_types.go:1103
+//line kernels_types.go:1241
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1104
+//line kernels_types.go:1242
 	hgGroupMergeSortBlock[float32](hgB, in, out, outI, pairs, ord, kindFloat32, 32, tile, sk, si)
 }
 
@@ -20966,7 +22376,7 @@ func mergeBlockF32Group(hgB *kernel.Block, in []float32, out []float32, outI []u
 type mergePassF32Locals struct {
 }
 
-// mergePassF32Group runs one work-group of mergePassF32 (kernels_types.go:1110) by loop fission: each stretch
+// mergePassF32Group runs one work-group of mergePassF32 (kernels_types.go:1248) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
 	hgN := hgB.Threads()
@@ -20975,13 +22385,13 @@ func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []u
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1111
+//line kernels_types.go:1249
 	sk := kernel.DynamicShared[float32](t)
-//line kernels_types.go:1112
+//line kernels_types.go:1250
 	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1113
+//line kernels_types.go:1251
 	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1114
+//line kernels_types.go:1252
 	hgGroupMergePass[float32](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat32, 32, count, w, tile, sk, si, part)
 }
 
@@ -20989,7 +22399,7 @@ func mergePassF32Group(hgB *kernel.Block, src []float32, dst []float32, srcI []u
 type sortCountF64Locals struct {
 }
 
-// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:1120) by loop fission: each stretch
+// sortCountF64Group runs one work-group of sortCountF64 (kernels_types.go:1258) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -20998,9 +22408,9 @@ func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1121
+//line kernels_types.go:1259
 	bins := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1122
+//line kernels_types.go:1260
 	hgGroupSortCount[float64](hgB, keys, counts, shift, bits, kindFloat64, 64, desc, tile, bins)
 }
 
@@ -21008,216 +22418,11 @@ func sortCountF64Group(hgB *kernel.Block, keys []float64, counts []uint32, shift
 type sortKeysF64Locals struct {
 }
 
-// sortKeysF64Group runs one work-group of sortKeysF64 (kernels_types.go:1128) by loop fission: each stretch
+// sortKeysF64Group runs one work-group of sortKeysF64 (kernels_types.go:1266) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortKeysF64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
 	hgF := kernelimpl.Frame[sortKeysF64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1129
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1130
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1131
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1132
-	hgGroupSortScatter[float64, float64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
-}
-
-// mergeBlockF64Locals holds the per-work-item variables of mergeBlockF64's fissioned group.
-type mergeBlockF64Locals struct {
-}
-
-// mergeBlockF64Group runs one work-group of mergeBlockF64 (kernels_types.go:1145) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func mergeBlockF64Group(hgB *kernel.Block, in []float64, out []float64, outI []uint32, pairs bool, ord int32, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[mergeBlockF64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1146
-	sk := kernel.DynamicShared[float64](t)
-//line kernels_types.go:1147
-	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1148
-	hgGroupMergeSortBlock[float64](hgB, in, out, outI, pairs, ord, kindFloat64, 64, tile, sk, si)
-}
-
-// mergePassF64Locals holds the per-work-item variables of mergePassF64's fissioned group.
-type mergePassF64Locals struct {
-}
-
-// mergePassF64Group runs one work-group of mergePassF64 (kernels_types.go:1154) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func mergePassF64Group(hgB *kernel.Block, src []float64, dst []float64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[mergePassF64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1155
-	sk := kernel.DynamicShared[float64](t)
-//line kernels_types.go:1156
-	si := kernel.Shared[[2048]uint32](t)
-//line kernels_types.go:1157
-	part := kernel.Shared[[2]int](t)
-//line kernels_types.go:1158
-	hgGroupMergePass[float64](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat64, 64, count, w, tile, sk, si, part)
-}
-
-// sortPairsI32I32Locals holds the per-work-item variables of sortPairsI32I32's fissioned group.
-type sortPairsI32I32Locals struct {
-}
-
-// sortPairsI32I32Group runs one work-group of sortPairsI32I32 (kernels_types.go:1206) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32I32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32I32Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1207
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1208
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1209
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1210
-	hgGroupSortScatter[int32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32U32Locals holds the per-work-item variables of sortPairsI32U32's fissioned group.
-type sortPairsI32U32Locals struct {
-}
-
-// sortPairsI32U32Group runs one work-group of sortPairsI32U32 (kernels_types.go:1216) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32U32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32U32Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1217
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1218
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1219
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1220
-	hgGroupSortScatter[int32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32I64Locals holds the per-work-item variables of sortPairsI32I64's fissioned group.
-type sortPairsI32I64Locals struct {
-}
-
-// sortPairsI32I64Group runs one work-group of sortPairsI32I64 (kernels_types.go:1226) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32I64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32I64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1227
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1228
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1229
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1230
-	hgGroupSortScatter[int32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32U64Locals holds the per-work-item variables of sortPairsI32U64's fissioned group.
-type sortPairsI32U64Locals struct {
-}
-
-// sortPairsI32U64Group runs one work-group of sortPairsI32U64 (kernels_types.go:1236) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32U64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32U64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1237
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1238
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1239
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1240
-	hgGroupSortScatter[int32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32F32Locals holds the per-work-item variables of sortPairsI32F32's fissioned group.
-type sortPairsI32F32Locals struct {
-}
-
-// sortPairsI32F32Group runs one work-group of sortPairsI32F32 (kernels_types.go:1246) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32F32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32F32Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1247
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1248
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1249
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1250
-	hgGroupSortScatter[int32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsI32F64Locals holds the per-work-item variables of sortPairsI32F64's fissioned group.
-type sortPairsI32F64Locals struct {
-}
-
-// sortPairsI32F64Group runs one work-group of sortPairsI32F64 (kernels_types.go:1256) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsI32F64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsI32F64Locals](hgB)
-	_ = hgF
-	_ = hgN
-	t := hgB.Thread(0)
-	_ = t
-//line kernels_types.go:1257
-	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1258
-	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1259
-	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1260
-	hgGroupSortScatter[int32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
-}
-
-// sortPairsU32I32Locals holds the per-work-item variables of sortPairsU32I32's fissioned group.
-type sortPairsU32I32Locals struct {
-}
-
-// sortPairsU32I32Group runs one work-group of sortPairsU32I32 (kernels_types.go:1266) by loop fission: each stretch
-// between barriers is one loop over the group's work-items.
-func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
-	hgN := hgB.Threads()
-	hgF := kernelimpl.Frame[sortPairsU32I32Locals](hgB)
 	_ = hgF
 	_ = hgN
 	t := hgB.Thread(0)
@@ -21229,6 +22434,211 @@ func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 //line kernels_types.go:1269
 	off := kernel.Shared[[4096]uint32](t)
 //line kernels_types.go:1270
+	hgGroupSortScatter[float64, float64](hgB, keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
+}
+
+// mergeBlockF64Locals holds the per-work-item variables of mergeBlockF64's fissioned group.
+type mergeBlockF64Locals struct {
+}
+
+// mergeBlockF64Group runs one work-group of mergeBlockF64 (kernels_types.go:1283) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergeBlockF64Group(hgB *kernel.Block, in []float64, out []float64, outI []uint32, pairs bool, ord int32, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergeBlockF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1284
+	sk := kernel.DynamicShared[float64](t)
+//line kernels_types.go:1285
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:1286
+	hgGroupMergeSortBlock[float64](hgB, in, out, outI, pairs, ord, kindFloat64, 64, tile, sk, si)
+}
+
+// mergePassF64Locals holds the per-work-item variables of mergePassF64's fissioned group.
+type mergePassF64Locals struct {
+}
+
+// mergePassF64Group runs one work-group of mergePassF64 (kernels_types.go:1292) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func mergePassF64Group(hgB *kernel.Block, src []float64, dst []float64, srcI []uint32, dstI []uint32, pairs bool, ord int32, count int, w int, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[mergePassF64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1293
+	sk := kernel.DynamicShared[float64](t)
+//line kernels_types.go:1294
+	si := kernel.Shared[[2048]uint32](t)
+//line kernels_types.go:1295
+	part := kernel.Shared[[2]int](t)
+//line kernels_types.go:1296
+	hgGroupMergePass[float64](hgB, src, dst, srcI, dstI, pairs, ord, kindFloat64, 64, count, w, tile, sk, si, part)
+}
+
+// sortPairsI32I32Locals holds the per-work-item variables of sortPairsI32I32's fissioned group.
+type sortPairsI32I32Locals struct {
+}
+
+// sortPairsI32I32Group runs one work-group of sortPairsI32I32 (kernels_types.go:1344) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32I32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32I32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1345
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1346
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1347
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1348
+	hgGroupSortScatter[int32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32U32Locals holds the per-work-item variables of sortPairsI32U32's fissioned group.
+type sortPairsI32U32Locals struct {
+}
+
+// sortPairsI32U32Group runs one work-group of sortPairsI32U32 (kernels_types.go:1354) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32U32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32U32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1355
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1356
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1357
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1358
+	hgGroupSortScatter[int32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32I64Locals holds the per-work-item variables of sortPairsI32I64's fissioned group.
+type sortPairsI32I64Locals struct {
+}
+
+// sortPairsI32I64Group runs one work-group of sortPairsI32I64 (kernels_types.go:1364) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32I64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32I64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1365
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1366
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1367
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1368
+	hgGroupSortScatter[int32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32U64Locals holds the per-work-item variables of sortPairsI32U64's fissioned group.
+type sortPairsI32U64Locals struct {
+}
+
+// sortPairsI32U64Group runs one work-group of sortPairsI32U64 (kernels_types.go:1374) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32U64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32U64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1375
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1376
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1377
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1378
+	hgGroupSortScatter[int32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32F32Locals holds the per-work-item variables of sortPairsI32F32's fissioned group.
+type sortPairsI32F32Locals struct {
+}
+
+// sortPairsI32F32Group runs one work-group of sortPairsI32F32 (kernels_types.go:1384) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32F32Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32F32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1385
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1386
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1387
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1388
+	hgGroupSortScatter[int32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsI32F64Locals holds the per-work-item variables of sortPairsI32F64's fissioned group.
+type sortPairsI32F64Locals struct {
+}
+
+// sortPairsI32F64Group runs one work-group of sortPairsI32F64 (kernels_types.go:1394) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsI32F64Group(hgB *kernel.Block, keysIn []int32, keysOut []int32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsI32F64Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1395
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1396
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1397
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1398
+	hgGroupSortScatter[int32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 32, desc, tile, run, cnt, off)
+}
+
+// sortPairsU32I32Locals holds the per-work-item variables of sortPairsU32I32's fissioned group.
+type sortPairsU32I32Locals struct {
+}
+
+// sortPairsU32I32Group runs one work-group of sortPairsU32I32 (kernels_types.go:1404) by loop fission: each stretch
+// between barriers is one loop over the group's work-items.
+func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
+	hgN := hgB.Threads()
+	hgF := kernelimpl.Frame[sortPairsU32I32Locals](hgB)
+	_ = hgF
+	_ = hgN
+	t := hgB.Thread(0)
+	_ = t
+//line kernels_types.go:1405
+	run := kernel.Shared[[256]uint32](t)
+//line kernels_types.go:1406
+	cnt := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1407
+	off := kernel.Shared[[4096]uint32](t)
+//line kernels_types.go:1408
 	hgGroupSortScatter[uint32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -21236,7 +22646,7 @@ func sortPairsU32I32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32U32Locals struct {
 }
 
-// sortPairsU32U32Group runs one work-group of sortPairsU32U32 (kernels_types.go:1276) by loop fission: each stretch
+// sortPairsU32U32Group runs one work-group of sortPairsU32U32 (kernels_types.go:1414) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32U32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21245,13 +22655,13 @@ func sortPairsU32U32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1277
+//line kernels_types.go:1415
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1278
+//line kernels_types.go:1416
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1279
+//line kernels_types.go:1417
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1280
+//line kernels_types.go:1418
 	hgGroupSortScatter[uint32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -21259,7 +22669,7 @@ func sortPairsU32U32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32I64Locals struct {
 }
 
-// sortPairsU32I64Group runs one work-group of sortPairsU32I64 (kernels_types.go:1286) by loop fission: each stretch
+// sortPairsU32I64Group runs one work-group of sortPairsU32I64 (kernels_types.go:1424) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32I64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21268,13 +22678,13 @@ func sortPairsU32I64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1287
+//line kernels_types.go:1425
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1288
+//line kernels_types.go:1426
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1289
+//line kernels_types.go:1427
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1290
+//line kernels_types.go:1428
 	hgGroupSortScatter[uint32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -21282,7 +22692,7 @@ func sortPairsU32I64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32U64Locals struct {
 }
 
-// sortPairsU32U64Group runs one work-group of sortPairsU32U64 (kernels_types.go:1296) by loop fission: each stretch
+// sortPairsU32U64Group runs one work-group of sortPairsU32U64 (kernels_types.go:1434) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32U64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21291,13 +22701,13 @@ func sortPairsU32U64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1297
+//line kernels_types.go:1435
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1298
+//line kernels_types.go:1436
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1299
+//line kernels_types.go:1437
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1300
+//line kernels_types.go:1438
 	hgGroupSortScatter[uint32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -21305,7 +22715,7 @@ func sortPairsU32U64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32F32Locals struct {
 }
 
-// sortPairsU32F32Group runs one work-group of sortPairsU32F32 (kernels_types.go:1306) by loop fission: each stretch
+// sortPairsU32F32Group runs one work-group of sortPairsU32F32 (kernels_types.go:1444) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32F32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21314,13 +22724,13 @@ func sortPairsU32F32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1307
+//line kernels_types.go:1445
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1308
+//line kernels_types.go:1446
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1309
+//line kernels_types.go:1447
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1310
+//line kernels_types.go:1448
 	hgGroupSortScatter[uint32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -21328,7 +22738,7 @@ func sortPairsU32F32Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsU32F64Locals struct {
 }
 
-// sortPairsU32F64Group runs one work-group of sortPairsU32F64 (kernels_types.go:1316) by loop fission: each stretch
+// sortPairsU32F64Group runs one work-group of sortPairsU32F64 (kernels_types.go:1454) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU32F64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21337,13 +22747,13 @@ func sortPairsU32F64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1317
+//line kernels_types.go:1455
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1318
+//line kernels_types.go:1456
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1319
+//line kernels_types.go:1457
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1320
+//line kernels_types.go:1458
 	hgGroupSortScatter[uint32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 32, desc, tile, run, cnt, off)
 }
 
@@ -21351,7 +22761,7 @@ func sortPairsU32F64Group(hgB *kernel.Block, keysIn []uint32, keysOut []uint32, 
 type sortPairsI64I32Locals struct {
 }
 
-// sortPairsI64I32Group runs one work-group of sortPairsI64I32 (kernels_types.go:1326) by loop fission: each stretch
+// sortPairsI64I32Group runs one work-group of sortPairsI64I32 (kernels_types.go:1464) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64I32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21360,13 +22770,13 @@ func sortPairsI64I32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1327
+//line kernels_types.go:1465
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1328
+//line kernels_types.go:1466
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1329
+//line kernels_types.go:1467
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1330
+//line kernels_types.go:1468
 	hgGroupSortScatter[int64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21374,7 +22784,7 @@ func sortPairsI64I32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64U32Locals struct {
 }
 
-// sortPairsI64U32Group runs one work-group of sortPairsI64U32 (kernels_types.go:1336) by loop fission: each stretch
+// sortPairsI64U32Group runs one work-group of sortPairsI64U32 (kernels_types.go:1474) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64U32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21383,13 +22793,13 @@ func sortPairsI64U32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1337
+//line kernels_types.go:1475
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1338
+//line kernels_types.go:1476
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1339
+//line kernels_types.go:1477
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1340
+//line kernels_types.go:1478
 	hgGroupSortScatter[int64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21397,7 +22807,7 @@ func sortPairsI64U32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64I64Locals struct {
 }
 
-// sortPairsI64I64Group runs one work-group of sortPairsI64I64 (kernels_types.go:1346) by loop fission: each stretch
+// sortPairsI64I64Group runs one work-group of sortPairsI64I64 (kernels_types.go:1484) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64I64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21406,13 +22816,13 @@ func sortPairsI64I64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1347
+//line kernels_types.go:1485
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1348
+//line kernels_types.go:1486
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1349
+//line kernels_types.go:1487
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1350
+//line kernels_types.go:1488
 	hgGroupSortScatter[int64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21420,7 +22830,7 @@ func sortPairsI64I64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64U64Locals struct {
 }
 
-// sortPairsI64U64Group runs one work-group of sortPairsI64U64 (kernels_types.go:1356) by loop fission: each stretch
+// sortPairsI64U64Group runs one work-group of sortPairsI64U64 (kernels_types.go:1494) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64U64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21429,13 +22839,13 @@ func sortPairsI64U64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1357
+//line kernels_types.go:1495
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1358
+//line kernels_types.go:1496
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1359
+//line kernels_types.go:1497
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1360
+//line kernels_types.go:1498
 	hgGroupSortScatter[int64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21443,7 +22853,7 @@ func sortPairsI64U64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64F32Locals struct {
 }
 
-// sortPairsI64F32Group runs one work-group of sortPairsI64F32 (kernels_types.go:1366) by loop fission: each stretch
+// sortPairsI64F32Group runs one work-group of sortPairsI64F32 (kernels_types.go:1504) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64F32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21452,13 +22862,13 @@ func sortPairsI64F32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1367
+//line kernels_types.go:1505
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1368
+//line kernels_types.go:1506
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1369
+//line kernels_types.go:1507
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1370
+//line kernels_types.go:1508
 	hgGroupSortScatter[int64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21466,7 +22876,7 @@ func sortPairsI64F32Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsI64F64Locals struct {
 }
 
-// sortPairsI64F64Group runs one work-group of sortPairsI64F64 (kernels_types.go:1376) by loop fission: each stretch
+// sortPairsI64F64Group runs one work-group of sortPairsI64F64 (kernels_types.go:1514) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsI64F64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21475,13 +22885,13 @@ func sortPairsI64F64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1377
+//line kernels_types.go:1515
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1378
+//line kernels_types.go:1516
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1379
+//line kernels_types.go:1517
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1380
+//line kernels_types.go:1518
 	hgGroupSortScatter[int64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindSigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21489,7 +22899,7 @@ func sortPairsI64F64Group(hgB *kernel.Block, keysIn []int64, keysOut []int64, va
 type sortPairsU64I32Locals struct {
 }
 
-// sortPairsU64I32Group runs one work-group of sortPairsU64I32 (kernels_types.go:1386) by loop fission: each stretch
+// sortPairsU64I32Group runs one work-group of sortPairsU64I32 (kernels_types.go:1524) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64I32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21498,13 +22908,13 @@ func sortPairsU64I32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1387
+//line kernels_types.go:1525
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1388
+//line kernels_types.go:1526
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1389
+//line kernels_types.go:1527
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1390
+//line kernels_types.go:1528
 	hgGroupSortScatter[uint64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21512,7 +22922,7 @@ func sortPairsU64I32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64U32Locals struct {
 }
 
-// sortPairsU64U32Group runs one work-group of sortPairsU64U32 (kernels_types.go:1396) by loop fission: each stretch
+// sortPairsU64U32Group runs one work-group of sortPairsU64U32 (kernels_types.go:1534) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64U32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21521,13 +22931,13 @@ func sortPairsU64U32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1397
+//line kernels_types.go:1535
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1398
+//line kernels_types.go:1536
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1399
+//line kernels_types.go:1537
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1400
+//line kernels_types.go:1538
 	hgGroupSortScatter[uint64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21535,7 +22945,7 @@ func sortPairsU64U32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64I64Locals struct {
 }
 
-// sortPairsU64I64Group runs one work-group of sortPairsU64I64 (kernels_types.go:1406) by loop fission: each stretch
+// sortPairsU64I64Group runs one work-group of sortPairsU64I64 (kernels_types.go:1544) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64I64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21544,13 +22954,13 @@ func sortPairsU64I64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1407
+//line kernels_types.go:1545
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1408
+//line kernels_types.go:1546
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1409
+//line kernels_types.go:1547
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1410
+//line kernels_types.go:1548
 	hgGroupSortScatter[uint64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21558,7 +22968,7 @@ func sortPairsU64I64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64U64Locals struct {
 }
 
-// sortPairsU64U64Group runs one work-group of sortPairsU64U64 (kernels_types.go:1416) by loop fission: each stretch
+// sortPairsU64U64Group runs one work-group of sortPairsU64U64 (kernels_types.go:1554) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64U64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21567,13 +22977,13 @@ func sortPairsU64U64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1417
+//line kernels_types.go:1555
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1418
+//line kernels_types.go:1556
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1419
+//line kernels_types.go:1557
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1420
+//line kernels_types.go:1558
 	hgGroupSortScatter[uint64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21581,7 +22991,7 @@ func sortPairsU64U64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64F32Locals struct {
 }
 
-// sortPairsU64F32Group runs one work-group of sortPairsU64F32 (kernels_types.go:1426) by loop fission: each stretch
+// sortPairsU64F32Group runs one work-group of sortPairsU64F32 (kernels_types.go:1564) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64F32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21590,13 +23000,13 @@ func sortPairsU64F32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1427
+//line kernels_types.go:1565
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1428
+//line kernels_types.go:1566
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1429
+//line kernels_types.go:1567
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1430
+//line kernels_types.go:1568
 	hgGroupSortScatter[uint64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21604,7 +23014,7 @@ func sortPairsU64F32Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsU64F64Locals struct {
 }
 
-// sortPairsU64F64Group runs one work-group of sortPairsU64F64 (kernels_types.go:1436) by loop fission: each stretch
+// sortPairsU64F64Group runs one work-group of sortPairsU64F64 (kernels_types.go:1574) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsU64F64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21613,13 +23023,13 @@ func sortPairsU64F64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1437
+//line kernels_types.go:1575
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1438
+//line kernels_types.go:1576
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1439
+//line kernels_types.go:1577
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1440
+//line kernels_types.go:1578
 	hgGroupSortScatter[uint64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindUnsigned, 64, desc, tile, run, cnt, off)
 }
 
@@ -21627,7 +23037,7 @@ func sortPairsU64F64Group(hgB *kernel.Block, keysIn []uint64, keysOut []uint64, 
 type sortPairsF32I32Locals struct {
 }
 
-// sortPairsF32I32Group runs one work-group of sortPairsF32I32 (kernels_types.go:1446) by loop fission: each stretch
+// sortPairsF32I32Group runs one work-group of sortPairsF32I32 (kernels_types.go:1584) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32I32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21636,13 +23046,13 @@ func sortPairsF32I32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1447
+//line kernels_types.go:1585
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1448
+//line kernels_types.go:1586
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1449
+//line kernels_types.go:1587
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1450
+//line kernels_types.go:1588
 	hgGroupSortScatter[float32, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -21650,7 +23060,7 @@ func sortPairsF32I32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32U32Locals struct {
 }
 
-// sortPairsF32U32Group runs one work-group of sortPairsF32U32 (kernels_types.go:1456) by loop fission: each stretch
+// sortPairsF32U32Group runs one work-group of sortPairsF32U32 (kernels_types.go:1594) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32U32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21659,13 +23069,13 @@ func sortPairsF32U32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1457
+//line kernels_types.go:1595
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1458
+//line kernels_types.go:1596
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1459
+//line kernels_types.go:1597
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1460
+//line kernels_types.go:1598
 	hgGroupSortScatter[float32, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -21673,7 +23083,7 @@ func sortPairsF32U32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32I64Locals struct {
 }
 
-// sortPairsF32I64Group runs one work-group of sortPairsF32I64 (kernels_types.go:1466) by loop fission: each stretch
+// sortPairsF32I64Group runs one work-group of sortPairsF32I64 (kernels_types.go:1604) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32I64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21682,13 +23092,13 @@ func sortPairsF32I64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1467
+//line kernels_types.go:1605
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1468
+//line kernels_types.go:1606
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1469
+//line kernels_types.go:1607
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1470
+//line kernels_types.go:1608
 	hgGroupSortScatter[float32, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -21696,7 +23106,7 @@ func sortPairsF32I64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32U64Locals struct {
 }
 
-// sortPairsF32U64Group runs one work-group of sortPairsF32U64 (kernels_types.go:1476) by loop fission: each stretch
+// sortPairsF32U64Group runs one work-group of sortPairsF32U64 (kernels_types.go:1614) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32U64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21705,13 +23115,13 @@ func sortPairsF32U64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1477
+//line kernels_types.go:1615
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1478
+//line kernels_types.go:1616
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1479
+//line kernels_types.go:1617
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1480
+//line kernels_types.go:1618
 	hgGroupSortScatter[float32, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -21719,7 +23129,7 @@ func sortPairsF32U64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32F32Locals struct {
 }
 
-// sortPairsF32F32Group runs one work-group of sortPairsF32F32 (kernels_types.go:1486) by loop fission: each stretch
+// sortPairsF32F32Group runs one work-group of sortPairsF32F32 (kernels_types.go:1624) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32F32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21728,13 +23138,13 @@ func sortPairsF32F32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1487
+//line kernels_types.go:1625
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1488
+//line kernels_types.go:1626
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1489
+//line kernels_types.go:1627
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1490
+//line kernels_types.go:1628
 	hgGroupSortScatter[float32, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -21742,7 +23152,7 @@ func sortPairsF32F32Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF32F64Locals struct {
 }
 
-// sortPairsF32F64Group runs one work-group of sortPairsF32F64 (kernels_types.go:1496) by loop fission: each stretch
+// sortPairsF32F64Group runs one work-group of sortPairsF32F64 (kernels_types.go:1634) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF32F64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21751,13 +23161,13 @@ func sortPairsF32F64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1497
+//line kernels_types.go:1635
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1498
+//line kernels_types.go:1636
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1499
+//line kernels_types.go:1637
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1500
+//line kernels_types.go:1638
 	hgGroupSortScatter[float32, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat32, 32, desc, tile, run, cnt, off)
 }
 
@@ -21765,7 +23175,7 @@ func sortPairsF32F64Group(hgB *kernel.Block, keysIn []float32, keysOut []float32
 type sortPairsF64I32Locals struct {
 }
 
-// sortPairsF64I32Group runs one work-group of sortPairsF64I32 (kernels_types.go:1506) by loop fission: each stretch
+// sortPairsF64I32Group runs one work-group of sortPairsF64I32 (kernels_types.go:1644) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64I32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []int32, valsOut []int32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21774,13 +23184,13 @@ func sortPairsF64I32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1507
+//line kernels_types.go:1645
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1508
+//line kernels_types.go:1646
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1509
+//line kernels_types.go:1647
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1510
+//line kernels_types.go:1648
 	hgGroupSortScatter[float64, int32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -21788,7 +23198,7 @@ func sortPairsF64I32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64U32Locals struct {
 }
 
-// sortPairsF64U32Group runs one work-group of sortPairsF64U32 (kernels_types.go:1516) by loop fission: each stretch
+// sortPairsF64U32Group runs one work-group of sortPairsF64U32 (kernels_types.go:1654) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64U32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []uint32, valsOut []uint32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21797,13 +23207,13 @@ func sortPairsF64U32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1517
+//line kernels_types.go:1655
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1518
+//line kernels_types.go:1656
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1519
+//line kernels_types.go:1657
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1520
+//line kernels_types.go:1658
 	hgGroupSortScatter[float64, uint32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -21811,7 +23221,7 @@ func sortPairsF64U32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64I64Locals struct {
 }
 
-// sortPairsF64I64Group runs one work-group of sortPairsF64I64 (kernels_types.go:1526) by loop fission: each stretch
+// sortPairsF64I64Group runs one work-group of sortPairsF64I64 (kernels_types.go:1664) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64I64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []int64, valsOut []int64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21820,13 +23230,13 @@ func sortPairsF64I64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1527
+//line kernels_types.go:1665
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1528
+//line kernels_types.go:1666
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1529
+//line kernels_types.go:1667
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1530
+//line kernels_types.go:1668
 	hgGroupSortScatter[float64, int64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -21834,7 +23244,7 @@ func sortPairsF64I64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64U64Locals struct {
 }
 
-// sortPairsF64U64Group runs one work-group of sortPairsF64U64 (kernels_types.go:1536) by loop fission: each stretch
+// sortPairsF64U64Group runs one work-group of sortPairsF64U64 (kernels_types.go:1674) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64U64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []uint64, valsOut []uint64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21843,13 +23253,13 @@ func sortPairsF64U64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1537
+//line kernels_types.go:1675
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1538
+//line kernels_types.go:1676
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1539
+//line kernels_types.go:1677
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1540
+//line kernels_types.go:1678
 	hgGroupSortScatter[float64, uint64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -21857,7 +23267,7 @@ func sortPairsF64U64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64F32Locals struct {
 }
 
-// sortPairsF64F32Group runs one work-group of sortPairsF64F32 (kernels_types.go:1546) by loop fission: each stretch
+// sortPairsF64F32Group runs one work-group of sortPairsF64F32 (kernels_types.go:1684) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64F32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []float32, valsOut []float32, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21866,13 +23276,13 @@ func sortPairsF64F32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1547
+//line kernels_types.go:1685
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1548
+//line kernels_types.go:1686
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1549
+//line kernels_types.go:1687
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1550
+//line kernels_types.go:1688
 	hgGroupSortScatter[float64, float32](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 
@@ -21880,7 +23290,7 @@ func sortPairsF64F32Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 type sortPairsF64F64Locals struct {
 }
 
-// sortPairsF64F64Group runs one work-group of sortPairsF64F64 (kernels_types.go:1556) by loop fission: each stretch
+// sortPairsF64F64Group runs one work-group of sortPairsF64F64 (kernels_types.go:1694) by loop fission: each stretch
 // between barriers is one loop over the group's work-items.
 func sortPairsF64F64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64, valsIn []float64, valsOut []float64, offs []uint32, shift int, bits int, desc bool, tile int) {
 	hgN := hgB.Threads()
@@ -21889,13 +23299,13 @@ func sortPairsF64F64Group(hgB *kernel.Block, keysIn []float64, keysOut []float64
 	_ = hgN
 	t := hgB.Thread(0)
 	_ = t
-//line kernels_types.go:1557
+//line kernels_types.go:1695
 	run := kernel.Shared[[256]uint32](t)
-//line kernels_types.go:1558
+//line kernels_types.go:1696
 	cnt := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1559
+//line kernels_types.go:1697
 	off := kernel.Shared[[4096]uint32](t)
-//line kernels_types.go:1560
+//line kernels_types.go:1698
 	hgGroupSortScatter[float64, float64](hgB, keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, kindFloat64, 64, desc, tile, run, cnt, off)
 }
 

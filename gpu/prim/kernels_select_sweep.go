@@ -281,3 +281,6 @@ func selectReverse[T number](t kernel.Thread, out []T, num []int64, n int) {
 		out[s+k], out[n-1-k] = y, x
 	}
 }
+
+// ctz is the number of trailing zeros of x, 64 for 0.
+func ctz(x uint64) int { return popc((x & -x) - 1) }

@@ -22,9 +22,9 @@ var (
 // the 48 KiB a launch gets without asking, less the kernel's static 5 KiB.
 const sweepShared = 40 << 10
 
-// sweepShape is the one-pass selection's block, elements per work-item
+// selectShape is the one-pass selection's block, elements per work-item
 // and tile for elements of size bytes.
-func sweepShape(size int) (block, items, tile int) {
+func selectShape(size int) (block, items, tile int) {
 	block = min(max(32, selectBlock&^31), 256)
 	items = max(1, min(selectItems, selMaxItems, sweepShared/(block*size)))
 	return block, items, block * items
@@ -33,7 +33,7 @@ func sweepShape(size int) (block, items, tile int) {
 // selectOnePass says whether a selection of n elements on g runs in one
 // pass: on a GPU, for more than one tile.
 func selectOnePass(g shape, n, size int) bool {
-	_, _, tile := sweepShape(size)
+	_, _, tile := selectShape(size)
 	return !g.cpu && n > tile
 }
 
@@ -43,7 +43,7 @@ func selectOnePass(g shape, n, size int) bool {
 func sweepSelect[T Number](s *stream.Stream, in buffer.Array[T], flags buffer.Array[uint8], out buffer.Array[T], counts, num buffer.Array[int64], pred int32, a T, partition bool) (err error) {
 	n := in.Len()
 	size := int(unsafe.Sizeof(*new(T)))
-	block, items, tile := sweepShape(size)
+	block, items, tile := selectShape(size)
 	tiles := ceilDiv(n, tile)
 	states, err := scratch[uint64](s, tiles+1)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 func withSweepShape(t *testing.T, block, items int, f func(tile int)) {
 	defer func(b, i int) { selectBlock, selectItems = b, i }(selectBlock, selectItems)
 	selectBlock, selectItems = block, items
-	_, _, tile := sweepShape(4)
+	_, _, tile := selectShape(4)
 	withGPUShape(t, func() { f(tile) })
 }
 
@@ -188,7 +188,7 @@ func TestSelectSweepLookBack(t *testing.T) {
 		sb, hb := upload(t, dev, st), upload(t, dev, heads)
 		flags := upload(t, dev, []uint8{0})
 		l := selSweepFor[int32]()
-		block, items, _ := sweepShape(4)
+		block, items, _ := selectShape(4)
 		require.NoError(t, l.sweep(s, gpu.D1(1), gpu.D1(uint32(block)), tile*4, in, flags, out, counts, predUnique, 0, sb, hb, num, false, true, items))
 		got, lens := download(t, s, out), download(t, s, counts)
 		var want []int32

@@ -320,8 +320,8 @@ func TestErrors(t *testing.T) {
 }
 
 // TestUnroll: a loop marked //hipgo:unroll, counted or a range over an
-// array, gets #pragma unroll right before its header, and no other loop
-// does.
+// array, gets #pragma unroll right before its header, once, also where
+// it is a short loop of constant bounds (which gets one unmarked).
 func TestUnroll(t *testing.T) {
 	r := loadK(t)
 	for _, want := range []string{
@@ -330,7 +330,8 @@ func TestUnroll(t *testing.T) {
 	} {
 		assert.Contains(t, r.Source, want)
 	}
-	assert.Equal(t, 2, strings.Count(r.Source, "#pragma unroll\n"), "only the marked loops")
+	assert.GreaterOrEqual(t, strings.Count(r.Source, "#pragma unroll\n"), 2)
+	assert.NotRegexp(t, `#pragma unroll\n\s*#pragma unroll`, r.Source, "one pragma a loop")
 }
 
 // TestNames checks that variables keep their Go names where no variable

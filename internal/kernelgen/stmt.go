@@ -557,7 +557,7 @@ func (e *emitter) forStmt(s *ast.ForStmt, label string) {
 	} else if init == "" && postExpr == "" {
 		head = "for (;;)"
 	}
-	if e.shortConstLoop(s) {
+	if e.shortConstLoop(s) && !tg.unroll { // a marked loop gets its pragma in loop
 		// Unrolled whole, as nvcc's samples ask: clang does so by itself
 		// for a small body, but not for the same body with the checks of
 		// the _checked entry, whose fault paths count toward its limit.

@@ -154,19 +154,47 @@ HG_DEV long long hg_lane() {
 
 struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 
-HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
-#if defined(HG_NVRTC)
-  unsigned won = atomicCAS(&f->set, 0u, 1u) == 0u;
-#else
-  unsigned zero = 0;
-  unsigned won = __atomic_compare_exchange_n(&f->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-#endif
-  if (won) {
+// HG_UNLIKELY marks a check's failure: the compiler lays the fault path
+// out of line, so the checked loop stays one straight block.
+#define HG_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+// The _checked entry keeps each work-item's first fault in a record of
+// its own, in registers, and publishes it to the launch's record when the
+// kernel returns (hg_publish): the first to publish wins. hg_note records
+// a check's outcome with no branch on the way that succeeds but the
+// unlikely one to the fields, and a check repeated after it (a tile's
+// row index in every step of an unrolled loop) folds away: bad & !set is
+// false once set |= bad.
+HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  bool was = f->set != 0u;
+  bool first = bad & !was;
+  f->set = (unsigned)(was | bad);
+  if (HG_UNLIKELY(first)) {
     f->kind = kind;
     f->line = line;
     f->file = file;
     f->index = index;
     f->len = len;
+  }
+}
+HG_DEV void hg_fail(hg_fault* f, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
+  hg_note(f, true, kind, line, file, index, len);
+}
+HG_DEV void hg_publish(hg_fault* g, const hg_fault& l) {
+  if (HG_UNLIKELY(l.set != 0u)) {
+#if defined(HG_NVRTC)
+    unsigned won = atomicCAS(&g->set, 0u, 1u) == 0u;
+#else
+    unsigned zero = 0;
+    unsigned won = __atomic_compare_exchange_n(&g->set, &zero, 1u, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+#endif
+    if (won) {
+      g->kind = l.kind;
+      g->line = l.line;
+      g->file = l.file;
+      g->index = l.index;
+      g->len = l.len;
+    }
   }
 }
 
@@ -227,7 +255,7 @@ template <class T> HG_DEV T hg_neg(T a) { typedef typename hg_traits<T>::wide W;
 template <class S> HG_DEV bool hg_negative(S s) { return hg_traits<S>::is_signed && s < (S)0; }
 
 template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -236,7 +264,7 @@ template <bool C, class T, class S> HG_DEV T hg_shl(T x, S s, hg_fault* f, unsig
   return (T)((W)x << s);
 }
 template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsigned line, unsigned file) {
-  if (hg_negative(s)) {
+  if (HG_UNLIKELY(hg_negative(s))) {
     if (C) hg_fail(f, 4, line, file, (long long)s, 0);
     return 0;
   }
@@ -248,7 +276,7 @@ template <bool C, class T, class S> HG_DEV T hg_shr(T x, S s, hg_fault* f, unsig
 // MinInt and MinInt % -1 is 0, as in Go. Floats divide natively.
 template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line, unsigned file) {
   if (!hg_traits<T>::is_int) return a / b;
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -256,7 +284,7 @@ template <bool C, class T> HG_DEV T hg_div(T a, T b, hg_fault* f, unsigned line,
   return (T)(a / b);
 }
 template <bool C, class T> HG_DEV T hg_rem(T a, T b, hg_fault* f, unsigned line, unsigned file) {
-  if (b == (T)0) {
+  if (HG_UNLIKELY(b == (T)0)) {
     if (C) hg_fail(f, 2, line, file, 0, 0);
     return 0;
   }
@@ -313,51 +341,98 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    hg_fail(f, 1, line, file, i, s.n);
-    return {};
-  }
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return {};
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)s.n) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, s.n);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return s.p[i];
 }
+// An array's checked read loads a.v[0] where i fails (N > 0): the load
+// does not wait on the check.
 template <bool C, class T, long long N> HG_DEV T hg_ld(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return {};
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (C && N == 0) return {};
+  T v = a.v[bad ? 0 : i];
+  return bad ? T{} : v;
 }
 // hg_cref is a[i] as the base of a read (a[i][j]): a failed index gives
 // a's first element, in a's address space, where hg_ref gives the global
 // scratch cell and makes every read through it a generic one.
 template <bool C, class T, long long N> HG_DEV const T& hg_cref(const hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    hg_fail(f, 1, line, file, i, N);
-    return a.v[0];
-  }
-  return a.v[i];
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return a.v[bad ? 0 : i];
 }
 template <bool C, class T, long long N> HG_DEV T& hg_ref(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)N) {
-    static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
-    hg_fail(f, 1, line, file, i, N);
-    return *(T*)hg_scratch;
-  }
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  if (HG_UNLIKELY(bad)) return *(T*)hg_scratch;
   return a.v[i];
+}
+
+// hg_place is a checked place s[i], a[i] or a[i][j], written by an
+// assignment (operator=: the value first, then the place, as C++17 orders
+// E1 = E2). ok false: the index failed, the fault is recorded, and the
+// write is dropped; p then points at the base, in its address space, and
+// is never written. Unchecked, ok is the constant true and the place is a
+// plain pointer.
+template <class T> struct hg_place {
+  T* p;
+  bool ok;
+  template <class V> __device__ const hg_place& operator=(const V& v) const {
+    if (ok) *p = v;
+    return *this;
+  }
+  // The value at the place, zero where the index failed (a compound
+  // assignment's read).
+  __device__ T get() const {
+    if (HG_UNLIKELY(!ok)) return {};
+    return *p;
+  }
+};
+template <bool C, class T> HG_DEV hg_place<T> hg_at(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
+  if (C) hg_note(f, bad, 1, line, file, i, s.n);
+  return {bad ? s.p : s.p + i, !bad};
+}
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_array<T, N>& a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, bad, 1, line, file, i, N);
+  return {bad ? a.v : a.v + i, !bad};
+}
+// a[i][j]: the element j of the place a[i]; a failed a[i] (Go panicked
+// there) records nothing more.
+template <bool C, class T, long long N> HG_DEV hg_place<T> hg_at(hg_place<hg_array<T, N>> a, long long i, hg_fault* f, unsigned line, unsigned file) {
+  bool bad = C && (unsigned long long)i >= (unsigned long long)N;
+  if (C) hg_note(f, a.ok & bad, 1, line, file, i, N);
+  bool ok = a.ok & !bad;
+  return {ok ? a.p->v + i : a.p->v, ok};
+}
+// hg_ptr is &place for an atomic: a failed place gives the global scratch
+// cell, hg_ptr_shared a shared one, so a shared array's atomics stay
+// shared atomics (atom.shared) and a failed one touches nothing in bounds.
+template <class T> HG_DEV T* hg_ptr(hg_place<T> a) {
+  static_assert(sizeof(T) <= sizeof(hg_scratch), "element larger than the scratch cell");
+  return a.ok ? a.p : (T*)hg_scratch;
+}
+template <class T> HG_DEV T* hg_ptr_shared(hg_place<T> a) {
+  __shared__ T hg_sink;
+  return a.ok ? a.p : &hg_sink;
 }
 
 // s[lo:hi] (hi < 0: omitted). A bad bound records a fault (checked) and
 // gives an empty slice.
 template <bool C, class T> HG_DEV hg_slice<T> hg_sub(hg_slice<T> s, long long lo, long long hi, hg_fault* f, unsigned line, unsigned file) {
   if (hi < 0) hi = s.n;
-  if (C && ((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
+  if (C && HG_UNLIKELY((unsigned long long)hi > (unsigned long long)s.c || (unsigned long long)lo > (unsigned long long)hi)) {
     hg_fail(f, 3, line, file, (unsigned long long)hi > (unsigned long long)s.c ? hi : lo, s.c);
     return {s.p, 0, 0};
   }
@@ -709,6 +784,155 @@ HG_DEV long long hg_ordered_block_id(unsigned* counter) {
   return id;
 }
 
+// ---- warp operations with a mask and a width ----
+
+#if defined(HG_AMD)
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) {
+  (void)m;
+  return (unsigned)__builtin_amdgcn_ds_bpermute(j << 2, (int)v);
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return hg_ballot(p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) {
+  (void)m;
+  __builtin_amdgcn_wave_barrier();
+}
+#elif defined(HG_NVPTX)
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) { return (unsigned)__nvvm_shfl_sync_idx_i32((unsigned)m, (int)v, j, 0x1f); }
+// mode 0 idx, 1 up, 2 down, 3 xor; the clamp operand carries the width.
+HG_DEV unsigned hg_nv_shfl32(int mode, unsigned long long m, unsigned v, int b, int w) {
+  int seg = (32 - w) << 8;
+  switch (mode) {
+  case 0: return (unsigned)__nvvm_shfl_sync_idx_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  case 1: return (unsigned)__nvvm_shfl_sync_up_i32((unsigned)m, (int)v, b, seg);
+  case 2: return (unsigned)__nvvm_shfl_sync_down_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  default: return (unsigned)__nvvm_shfl_sync_bfly_i32((unsigned)m, (int)v, b, seg | 0x1f);
+  }
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return __nvvm_vote_ballot_sync((unsigned)m, p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) { __nvvm_bar_warp_sync((unsigned)m); }
+#else
+HG_DEV unsigned hg_lane_read32(unsigned long long m, unsigned v, int j) { return __shfl_sync((unsigned)m, v, j); }
+HG_DEV unsigned hg_nv_shfl32(int mode, unsigned long long m, unsigned v, int b, int w) {
+  switch (mode) {
+  case 0: return __shfl_sync((unsigned)m, v, b, w);
+  case 1: return __shfl_up_sync((unsigned)m, v, (unsigned)b, w);
+  case 2: return __shfl_down_sync((unsigned)m, v, (unsigned)b, w);
+  default: return __shfl_xor_sync((unsigned)m, v, b, w);
+  }
+}
+HG_DEV unsigned long long hg_ballot_sync(unsigned long long m, bool p) { return __ballot_sync((unsigned)m, p) & m; }
+HG_DEV void hg_sync_warp_mask(unsigned long long m) { __syncwarp((unsigned)m); }
+#endif
+HG_DEV bool hg_any_sync(unsigned long long m, bool p) { return hg_ballot_sync(m, p) != 0; }
+HG_DEV bool hg_all_sync(unsigned long long m, bool p) { return hg_ballot_sync(m, !p) == 0; }
+HG_DEV unsigned hg_lane_read(unsigned long long m, unsigned v, int j) { return hg_lane_read32(m, v, j); }
+HG_DEV unsigned long long hg_lane_read(unsigned long long m, unsigned long long v, int j) {
+  unsigned lo = hg_lane_read32(m, (unsigned)v, j), hi = hg_lane_read32(m, (unsigned)(v >> 32), j);
+  return ((unsigned long long)hi << 32) | lo;
+}
+// Lane j's v where ok, else the caller's own; every lane of the mask
+// reads, so each takes part.
+template <class T> HG_DEV T hg_read_lane(unsigned long long m, T v, long long j, bool ok) {
+  T got = hg_from_bits<T>(hg_lane_read(m, hg_to_bits(v), ok ? (int)j : (int)hg_lane()));
+  return ok ? got : v;
+}
+#if defined(HG_NVPTX) || defined(HG_NVRTC)
+HG_DEV unsigned hg_nv_shfl(int mode, unsigned long long m, unsigned v, int b, int w) { return hg_nv_shfl32(mode, m, v, b, w); }
+HG_DEV unsigned long long hg_nv_shfl(int mode, unsigned long long m, unsigned long long v, int b, int w) {
+  unsigned lo = hg_nv_shfl32(mode, m, (unsigned)v, b, w), hi = hg_nv_shfl32(mode, m, (unsigned)(v >> 32), b, w);
+  return ((unsigned long long)hi << 32) | lo;
+}
+template <class T> HG_DEV T hg_nv_shfl_t(int mode, unsigned long long m, T v, long long b, long long w) {
+  return hg_from_bits<T>(hg_nv_shfl(mode, m, hg_to_bits(v), (int)b, (int)w));
+}
+#define HG_NV_SHFL 1
+#else
+#define HG_NV_SHFL 0
+template <class T> HG_DEV T hg_nv_shfl_t(int, unsigned long long, T v, long long, long long) { return v; }
+#endif
+template <class T> HG_DEV T hg_shfl_sync(unsigned long long m, T v, long long src, long long w) {
+  if (HG_NV_SHFL) return hg_nv_shfl_t(0, m, v, src, w);
+  long long l = hg_lane();
+  return hg_read_lane(m, v, (l & ~(w - 1)) | (src & (w - 1)), true);
+}
+template <class T> HG_DEV T hg_shfl_up_sync(unsigned long long m, T v, long long d, long long w) {
+  if (HG_NV_SHFL && d >= 0 && d < 32) return hg_nv_shfl_t(1, m, v, d, w);
+  long long l = hg_lane(), j = l - d;
+  return hg_read_lane(m, v, j, d >= 0 && j >= (l & ~(w - 1)));
+}
+template <class T> HG_DEV T hg_shfl_down_sync(unsigned long long m, T v, long long d, long long w) {
+  if (HG_NV_SHFL && d >= 0 && d < 32) return hg_nv_shfl_t(2, m, v, d, w);
+  long long l = hg_lane(), j = l + d;
+  return hg_read_lane(m, v, j, d >= 0 && j < (l & ~(w - 1)) + w);
+}
+template <class T> HG_DEV T hg_shfl_xor_sync(unsigned long long m, T v, long long x, long long w) {
+  if (HG_NV_SHFL && x >= 0 && x < 32) return hg_nv_shfl_t(3, m, v, x, w);
+  long long l = hg_lane(), j = l ^ x;
+  return hg_read_lane(m, v, j, j >= 0 && j < (l & ~(w - 1)) + w);
+}
+#undef HG_NV_SHFL
+
+// ---- warp reductions ----
+
+struct hg_op_add { template <class T> HG_DEV T operator()(T a, T b) const { return hg_add(a, b); } };
+struct hg_op_min { template <class T> HG_DEV T operator()(T a, T b) const { return hg_min(a, b); } };
+struct hg_op_max { template <class T> HG_DEV T operator()(T a, T b) const { return hg_max(a, b); } };
+struct hg_op_and { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a & b); } };
+struct hg_op_or { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a | b); } };
+struct hg_op_xor { template <class T> HG_DEV T operator()(T a, T b) const { return (T)(a ^ b); } };
+template <class T, class Op> HG_DEV T hg_reduce_shfl(unsigned long long m, T v, Op op) {
+  long long ws = hg_warp_size();
+  unsigned long long full = ws == 64 ? ~0ULL : 0xffffffffULL;
+  if ((m & full) == full) {
+    for (long long k = ws / 2; k > 0; k >>= 1) v = op(v, hg_shfl_xor_sync(m, v, k, ws));
+    return v;
+  }
+  T r = v;
+  bool first = true;
+  for (long long j = 0; j < ws; j++) {
+    if (!((m >> j) & 1)) continue;
+    T x = hg_shfl_sync(m, v, j, ws);
+    r = first ? x : op(r, x);
+    first = false;
+  }
+  return r;
+}
+#if (defined(HG_NVPTX) || defined(HG_NVRTC)) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(HG_NVPTX)
+HG_DEV int hg_reduce_add_sync(unsigned long long m, int v) { return __nvvm_redux_sync_add(v, (int)m); }
+HG_DEV unsigned hg_reduce_add_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_add((int)v, (int)m); }
+HG_DEV int hg_reduce_min_sync(unsigned long long m, int v) { return __nvvm_redux_sync_min(v, (int)m); }
+HG_DEV unsigned hg_reduce_min_sync(unsigned long long m, unsigned v) { return __nvvm_redux_sync_umin(v, (int)m); }
+HG_DEV int hg_reduce_max_sync(unsigned long long m, int v) { return __nvvm_redux_sync_max(v, (int)m); }
+HG_DEV unsigned hg_reduce_max_sync(unsigned long long m, unsigned v) { return __nvvm_redux_sync_umax(v, (int)m); }
+HG_DEV int hg_reduce_and_sync(unsigned long long m, int v) { return __nvvm_redux_sync_and(v, (int)m); }
+HG_DEV unsigned hg_reduce_and_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_and((int)v, (int)m); }
+HG_DEV int hg_reduce_or_sync(unsigned long long m, int v) { return __nvvm_redux_sync_or(v, (int)m); }
+HG_DEV unsigned hg_reduce_or_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_or((int)v, (int)m); }
+HG_DEV int hg_reduce_xor_sync(unsigned long long m, int v) { return __nvvm_redux_sync_xor(v, (int)m); }
+HG_DEV unsigned hg_reduce_xor_sync(unsigned long long m, unsigned v) { return (unsigned)__nvvm_redux_sync_xor((int)v, (int)m); }
+#else
+HG_DEV int hg_reduce_add_sync(unsigned long long m, int v) { return __reduce_add_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_add_sync(unsigned long long m, unsigned v) { return __reduce_add_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_min_sync(unsigned long long m, int v) { return __reduce_min_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_min_sync(unsigned long long m, unsigned v) { return __reduce_min_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_max_sync(unsigned long long m, int v) { return __reduce_max_sync((unsigned)m, v); }
+HG_DEV unsigned hg_reduce_max_sync(unsigned long long m, unsigned v) { return __reduce_max_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_and_sync(unsigned long long m, int v) { return (int)__reduce_and_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_and_sync(unsigned long long m, unsigned v) { return __reduce_and_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_or_sync(unsigned long long m, int v) { return (int)__reduce_or_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_or_sync(unsigned long long m, unsigned v) { return __reduce_or_sync((unsigned)m, v); }
+HG_DEV int hg_reduce_xor_sync(unsigned long long m, int v) { return (int)__reduce_xor_sync((unsigned)m, (unsigned)v); }
+HG_DEV unsigned hg_reduce_xor_sync(unsigned long long m, unsigned v) { return __reduce_xor_sync((unsigned)m, v); }
+#endif
+#endif
+template <class T> HG_DEV T hg_reduce_add_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_add()); }
+template <class T> HG_DEV T hg_reduce_min_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_min()); }
+template <class T> HG_DEV T hg_reduce_max_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_max()); }
+template <class T> HG_DEV T hg_reduce_and_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_and()); }
+template <class T> HG_DEV T hg_reduce_or_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_or()); }
+template <class T> HG_DEV T hg_reduce_xor_sync(unsigned long long m, T v) { return hg_reduce_shfl(m, v, hg_op_xor()); }
+
 // ---- 16-byte vector loads and stores ----
 
 // kernel.Load4/Load2 and Store4/Store2: N elements from s.p + i*N as one
@@ -717,7 +941,7 @@ template <class T, int N> struct __attribute__((aligned(sizeof(T) * N))) hg_vec 
 template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, N> hg_ldv(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
   typedef typename hg_unconst<T>::type U;
   hg_array<U, N> a;
-  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return {};
   }
@@ -726,7 +950,7 @@ template <bool C, int N, class T> HG_DEV hg_array<typename hg_unconst<T>::type, 
   return a;
 }
 template <bool C, int N, class T> HG_DEV void hg_stv(hg_slice<T> s, long long i, hg_array<T, N> a, hg_fault* f, unsigned line, unsigned file) {
-  if (C && (unsigned long long)i >= (unsigned long long)(s.n / N)) {
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)(s.n / N))) {
     hg_fail(f, 1, line, file, hg_add(hg_mul(i, (long long)N), (long long)N - 1), s.n);
     return;
   }
@@ -766,7 +990,18 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulate4(hg_
 template <bool Checked, class T> HG_DEV void argReduceTo(hg_slice<const T> in, hg_slice<const int64_t> inI, hg_slice<T> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, hg_array<T, 32>* warpsV, hg_array<int64_t, 32>* warpsI, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_slice<T> sums, long long tile, long long tpb, hg_array<T, 32>* warps, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_slice<T> out, hg_slice<const T> offs, bool useOffs, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<T, 32>* warps, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f);
+template <bool Checked> HG_DEV long long lbTicket(hg_slice<uint64_t> states, hg_array<uint64_t, 2>* id, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbLoadVec4(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV uint64_t lbBits(T v, int32_t kind, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbPublish(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, long long b, uint64_t status, T v, bool packed, int32_t kind, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T lbValue(uint64_t w, int32_t kind, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_slice<const T> incl, hg_slice<uint64_t> states, long long b, bool packed, int32_t kind, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
+template <bool Checked> HG_DEV void lbLoadHeads(hg_slice<const uint8_t> heads, hg_array<uint8_t, 2816>* shf, long long lo, long long tile, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_array<T, 32>* bcast, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV T unaryOf(T x, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_array<T, 4> unary4(hg_array<T, 4> v, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void unaryVec4(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
@@ -781,12 +1016,12 @@ template <bool Checked, class T> HG_DEV bool chosen(hg_slice<const T> in, hg_sli
 template <bool Checked, class T> HG_DEV void selectCount(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, T a, long long tile, hg_array<int64_t, 32>* warps, hg_fault* hg_f);
 template <bool Checked> HG_DEV long long popc(uint64_t x, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, T a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_array<int64_t, 32>* warps, hg_array<int32_t, 32>* wc, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f);
-template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, hg_slice<const uint8_t> heads, hg_slice<T> out, hg_slice<T> sums, hg_slice<uint8_t> sumHeads, hg_slice<const T> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV T accumulateVec2(hg_slice<const T> in, T acc, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argPick2(T v, int64_t vi, hg_array<T, 2> a, int64_t ai, bool isMax, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec2(hg_slice<const T> in, bool isMax, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbLoadVec2(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void lbStoreVec2(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void unaryVec2(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void binaryVec2(hg_slice<const T> x, hg_slice<const T> y, hg_slice<T> out, int32_t op, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples, hg_slice<uint32_t> local, int64_t lowerI, int64_t widthI, long long shift, long long lo, long long hi, long long span, hg_fault* hg_f);
@@ -802,6 +1037,12 @@ template <bool Checked, class K> HG_DEV long long mergePath(hg_slice<const K> a,
 template <bool Checked, class K> HG_DEV void mergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
 template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, int32_t kind, long long width, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f);
 template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_slice<const uint32_t> idx, hg_slice<V> out, long long count, long long span, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV bool pick(T x, T prev, bool f, long long i, int32_t pred, T a, hg_fault* hg_f);
+template <bool Checked> HG_DEV void selPublish(hg_slice<uint64_t> states, hg_slice<int64_t> heads, long long b, long long tiles, int64_t c, int64_t last, bool rle, hg_fault* hg_f);
+template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f);
+template <bool Checked> HG_DEV hg_tuple2<int64_t, int64_t> selLookBack(hg_slice<uint64_t> states, hg_slice<const int64_t> heads, long long b, long long tiles, bool rle, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void selectSweep(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> counts, int32_t pred, T a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, hg_array<int32_t, 32>* warps, hg_array<int64_t, 4>* bcast, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void selectReverse(hg_slice<T> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f);
 template <bool Checked> HG_DEV uint64_t sweepFlip(long long width, bool desc, hg_fault* hg_f);
 template <bool Checked, class K> HG_DEV uint32_t ordered32(K k, int32_t kind, long long width, hg_fault* hg_f);
 template <bool Checked, class K> HG_DEV uint32_t sweepDigit(K k, int32_t kind, long long width, uint64_t flip, long long shift, uint32_t mask, hg_fault* hg_f);
@@ -833,7 +1074,7 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<
     e = (T)0LL;
   }
   if (lane == hg_sub(ws, 1LL)) {
-    hg_ref<Checked>((*warps), w, hg_f, 159, 3) = x;
+    hg_at<Checked>((*warps), w, hg_f, 159, 3) = x;
   }
   hg_sync_threads();
   if (w == 0LL) {
@@ -848,7 +1089,7 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, T> blockScan(T v, hg_array<
       }
     }
     if (lane < nw) {
-      hg_ref<Checked>((*warps), lane, hg_f, 174, 3) = s;
+      hg_at<Checked>((*warps), lane, hg_f, 174, 3) = s;
     }
   }
   hg_sync_threads();
@@ -898,7 +1139,7 @@ template <bool Checked, class T> HG_DEV T blockReduce(T v, T id, int32_t op, hg_
   long long w = hg_t3;
 #line 107 "kernels.go"
   if (lane == 0LL) {
-    hg_ref<Checked>((*warps), w, hg_f, 108, 3) = v;
+    hg_at<Checked>((*warps), w, hg_f, 108, 3) = v;
   }
   hg_sync_threads();
   if (w == 0LL) {
@@ -917,7 +1158,7 @@ template <bool Checked, class T> HG_DEV T blockReduce(T v, T id, int32_t op, hg_
 template <bool Checked, class T> HG_DEV void reduceOut(T acc, hg_slice<T> out, T id, int32_t op, hg_array<T, 32>* warps, hg_fault* hg_f) {
   T v = blockReduce<Checked, T>(acc, id, op, warps, hg_f);
   if ((long long)hg_tid_x() == 0LL) {
-    hg_ref<Checked>(out, (long long)hg_bid_x(), hg_f, 109, 8) = v;
+    hg_at<Checked>(out, (long long)hg_bid_x(), hg_f, 109, 8) = v;
   }
 }
 
@@ -1082,7 +1323,9 @@ template <bool Checked, class T> HG_DEV bool beats(T v, int64_t vi, T x, bool is
 
 #line 164 "kernels_reduce.go"
 template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argPick(T v, int64_t vi, hg_array<T, 4> a, int64_t ai, int64_t step, bool isMax, hg_fault* hg_f) {
+  #pragma unroll
   for (long long k = 0LL; k < 4LL; k = hg_add(k, 1LL)) {
+#line 166 "kernels_reduce.go"
     if (beats<Checked, T>(v, vi, hg_ld<Checked>(a, k, hg_f, 166, 8), isMax, hg_f)) {
       T hg_t2 = hg_ld<Checked>(a, k, hg_f, 167, 8);
       int64_t hg_t3 = hg_add(ai, hg_mul((int64_t)(k), step));
@@ -1208,8 +1451,8 @@ template <bool Checked, class T> HG_DEV void argReduceOut(T v, int64_t vi, hg_sl
       if (lane == 0LL) {
         T hg_t8 = v;
         int64_t hg_t9 = vi;
-        hg_ref<Checked>((*warpsV), w, hg_f, 300, 8) = hg_t8;
-        hg_ref<Checked>((*warpsI), w, hg_f, 300, 8) = hg_t9;
+        hg_at<Checked>((*warpsV), w, hg_f, 300, 8) = hg_t8;
+        hg_at<Checked>((*warpsI), w, hg_f, 300, 8) = hg_t9;
       }
 #line 302 "kernels_reduce.go"
       hg_sync_threads();
@@ -1242,8 +1485,8 @@ template <bool Checked, class T> HG_DEV void argReduceOut(T v, int64_t vi, hg_sl
   if ((long long)hg_tid_x() == 0LL) {
     T hg_t17 = v;
     int64_t hg_t18 = vi;
-    hg_ref<Checked>(outV, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t17;
-    hg_ref<Checked>(outI, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t18;
+    hg_at<Checked>(outV, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t17;
+    hg_at<Checked>(outI, (long long)hg_bid_x(), hg_f, 318, 8) = hg_t18;
   }
 }
 
@@ -1292,7 +1535,9 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulate4(hg_
 #line 195 "kernels_reduce.go"
       continue;
     }
+    #pragma unroll
     for (long long k = 0LL; k < 4LL; k = hg_add(k, 1LL)) {
+#line 198 "kernels_reduce.go"
       {
 #line 198 "kernels_reduce.go"
         int64_t xi = hg_ld<Checked>(inI, hg_add(i, hg_mul(k, bd)), hg_f, 198, 8);
@@ -1376,7 +1621,7 @@ template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_sl
 #line 136 "kernels.go"
   acc = blockReduce<Checked, T>(acc, (T)0LL, 0, warps, hg_f);
   if ((long long)hg_tid_x() == 0LL) {
-    hg_ref<Checked>(sums, (long long)hg_bid_x(), hg_f, 138, 3) = acc;
+    hg_at<Checked>(sums, (long long)hg_bid_x(), hg_f, 138, 3) = acc;
   }
 }
 
@@ -1408,7 +1653,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
           long long i = hg_i6;
           T x = hg_s7.p[hg_i6];
 #line 202 "kernels.go"
-          hg_ref<Checked>(dst, i, hg_f, 202, 3) = carry;
+          hg_at<Checked>(dst, i, hg_f, 202, 3) = carry;
           carry = hg_add(carry, x);
         }
       }
@@ -1421,7 +1666,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
           T x = hg_s10.p[hg_i9];
 #line 207 "kernels.go"
           carry = hg_add(carry, x);
-          hg_ref<Checked>(dst, i, hg_f, 208, 3) = carry;
+          hg_at<Checked>(dst, i, hg_f, 208, 3) = carry;
         }
       }
     }
@@ -1446,7 +1691,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
         }
       }
 #line 225 "kernels.go"
-      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 3) = x;
+      hg_at<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 3) = x;
     }
     hg_sync_threads();
     T sum = {};
@@ -1461,11 +1706,11 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
     for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
       T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 235, 3);
       if (exclusive) {
-        hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 237, 3) = run;
+        hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 237, 3) = run;
         run = hg_add(run, x);
       } else {
         run = hg_add(run, x);
-        hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 241, 3) = run;
+        hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 241, 3) = run;
       }
     }
     hg_sync_threads();
@@ -1475,7 +1720,7 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
         long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 246 "kernels.go"
         if (i < n) {
-          hg_ref<Checked>(out, i, hg_f, 247, 3) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 247, 3);
+          hg_at<Checked>(out, i, hg_f, 247, 3) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 247, 3);
         }
       }
     }
@@ -1485,91 +1730,450 @@ template <bool Checked, class T> HG_DEV void scanTiles(hg_slice<const T> in, hg_
   }
 }
 
-#line 24 "kernels_lookback.go"
-template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<const T> in, hg_slice<T> out, hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
-  long long nt = hg_sub(flags.n, 1LL);
-  long long b = hg_ordered_block_id(&hg_ref<Checked>(flags, nt, hg_f, 26, 6));
+#line 43 "kernels_lookback.go"
+template <bool Checked> HG_DEV long long lbTicket(hg_slice<uint64_t> states, hg_array<uint64_t, 2>* id, hg_fault* hg_f) {
+  if ((long long)hg_tid_x() == 0LL) {
+    hg_at<Checked>((*id), 0LL, hg_f, 45, 6) = hg_atomic_add(hg_ptr(hg_at<Checked>(states, hg_sub(states.n, 1LL), hg_f, 45, 6)), 1ULL);
+  }
+  hg_sync_threads();
+  return (long long)((*id)[0LL]);
+}
+
+#line 76 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbLoadVec4(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 29 "kernels_lookback.go"
-  long long items = hg_div<Checked>(tile, bd, hg_f, 29, 6);
-  long long lo = hg_mul(b, tile);
-  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = {};
-    {
-#line 33 "kernels_lookback.go"
-      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-#line 33 "kernels_lookback.go"
-      if (i < n) {
-        x = hg_ld<Checked>(in, i, hg_f, 34, 6);
-      }
+#line 79 "kernels_lookback.go"
+  if (vec && (hg_add(lo, tile) <= n)) {
+    long long base = lo / 4LL;
+    for (long long c = tid; c < (tile / 4LL); c = hg_add(c, bd)) {
+      hg_stv<Checked, 4>(sh, c, hg_ldv<Checked, 4>(in, hg_add(base, c), hg_f, 82, 6), hg_f, 82, 6);
     }
-#line 36 "kernels_lookback.go"
-    hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 36, 6) = x;
-  }
-  hg_sync_threads();
-  T sum = {};
-  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 41, 6));
-  }
-  auto hg_m5 = blockScan<Checked, T>(sum, warps, hg_f);
-  T pre = hg_m5.r0;
-  T total = hg_m5.r1;
-#line 44 "kernels_lookback.go"
-  if (tid == 0LL) {
-    T excl = {};
-    if (b == 0LL) {
-      hg_ref<Checked>(incl, 0LL, hg_f, 47, 6) = total;
-      hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, 0LL, hg_f, 49, 6), 2U);
-    } else {
-      hg_ref<Checked>(agg, b, hg_f, 51, 6) = total;
-      hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 53, 6), 1U);
-      long long j = hg_sub(b, 1LL);
-      bool done = false;
-      while (!done) {
-        uint32_t f = hg_atomic_load<1, 1>(&hg_ref<Checked>(flags, j, hg_f, 57, 6));
-        if (f == 2U) {
-          excl = hg_add(hg_ld<Checked>(incl, j, hg_f, 59, 6), excl);
-          done = true;
-        } else if (f == 1U) {
-          excl = hg_add(hg_ld<Checked>(agg, j, hg_f, 62, 6), excl);
-          j = hg_sub(j, 1LL);
+  } else {
+    {
+      long long hg_i6 = tid;
+      long long hg_b4 = tile;
+      long long hg_st5 = bd;
+      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 86 "kernels_lookback.go"
+          T x = {};
+          if (hg_add(lo, j) < n) {
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 88, 6);
+          }
+          hg_at<Checked>(sh, j, hg_f, 90, 6) = x;
+        }
+      } else {
+        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
+#line 86 "kernels_lookback.go"
+          T x = {};
+          if (hg_add(lo, j) < n) {
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 88, 6);
+          }
+          hg_at<Checked>(sh, j, hg_f, 90, 6) = x;
         }
       }
-      hg_ref<Checked>(incl, b, hg_f, 66, 6) = hg_add(excl, total);
-      hg_fence_device();
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(flags, b, hg_f, 68, 6), 2U);
     }
-    (*bcast)[0LL] = excl;
+  }
+#line 93 "kernels_lookback.go"
+  hg_sync_threads();
+}
+
+#line 52 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV uint64_t lbBits(T v, int32_t kind, hg_fault* hg_f) {
+  {
+    int32_t hg_tag2 = kind;
+#line 54 "kernels_lookback.go"
+    if (hg_tag2 == 2) {
+      return (uint64_t)(hg_f32_bits((float)(v)));
+    } else if (hg_tag2 == 1) {
+      return (uint64_t)((uint32_t)((int32_t)(v)));
+    }
+  }
+#line 59 "kernels_lookback.go"
+  return (uint64_t)((uint32_t)(v));
+}
+
+#line 201 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbPublish(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, long long b, uint64_t status, T v, bool packed, int32_t kind, hg_fault* hg_f) {
+  if (packed) {
+    hg_atomic_store<0, 1>(hg_ptr(hg_at<Checked>(states, b, hg_f, 203, 6)), (status << 32LL) | lbBits<Checked, T>(v, kind, hg_f));
+    return;
+  }
+  if ((status & 3ULL) == 2ULL) {
+    hg_at<Checked>(incl, b, hg_f, 207, 6) = v;
+  } else {
+    hg_at<Checked>(agg, b, hg_f, 209, 6) = v;
+  }
+  hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, b, hg_f, 211, 6)), status << 32LL);
+}
+
+#line 63 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV T lbValue(uint64_t w, int32_t kind, hg_fault* hg_f) {
+  {
+    int32_t hg_tag2 = kind;
+#line 65 "kernels_lookback.go"
+    if (hg_tag2 == 2) {
+      return (T)(hg_f32_from((uint32_t)(w)));
+    } else if (hg_tag2 == 1) {
+      return (T)((int32_t)((uint32_t)(w)));
+    }
+  }
+#line 70 "kernels_lookback.go"
+  return (T)((uint32_t)(w));
+}
+
+#line 221 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_slice<const T> incl, hg_slice<uint64_t> states, long long b, bool packed, int32_t kind, hg_fault* hg_f) {
+  long long hg_t1 = hg_warp_size();
+  long long hg_t2 = hg_lane();
+  long long ws = hg_t1;
+  long long lane = hg_t2;
+#line 223 "kernels_lookback.go"
+  T excl = {};
+  long long last = hg_sub(b, 1LL);
+  for (;;) {
+    long long p = hg_add(hg_sub(last, hg_sub(ws, 1LL)), lane);
+    uint64_t w = 8589934592ULL;
+    for (;;) {
+      if (p >= 0LL) {
+        if (packed) {
+          w = hg_atomic_load<0, 1>(hg_ptr(hg_at<Checked>(states, p, hg_f, 231, 6)));
+        } else {
+          w = hg_atomic_load<1, 1>(hg_ptr(hg_at<Checked>(states, p, hg_f, 233, 6)));
+        }
+      }
+      if (hg_ballot_sync((unsigned long long)(18446744073709551615ULL), (w >> 32LL) == 0ULL) == 0ULL) {
+        break;
+      }
+    }
+    uint64_t status = w >> 32LL;
+    T v = {};
+    if (packed) {
+      v = lbValue<Checked, T>(w, kind, hg_f);
+    } else if (p >= 0LL) {
+      if ((status & 3ULL) == 2ULL) {
+        v = hg_ld<Checked>(incl, p, hg_f, 246, 6);
+      } else {
+        v = hg_ld<Checked>(agg, p, hg_f, 248, 6);
+      }
+    }
+#line 252 "kernels_lookback.go"
+    uint64_t pm = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), (status == 2ULL) || ((status & 4ULL) != 0ULL));
+    if ((hg_shr<Checked>(pm, lane, hg_f, 253, 6) >> 1LL) != 0ULL) {
+      v = (T)0LL;
+    }
+#line 258 "kernels_lookback.go"
+    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 258, 6)) {
+      T y = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(d), (long long)(ws));
+      if (hg_add(lane, d) < ws) {
+        v = hg_add(v, y);
+      }
+    }
+    excl = hg_add(hg_shfl_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(0LL), (long long)(ws)), excl);
+    if (pm != 0ULL) {
+      break;
+    }
+    last = hg_sub(last, ws);
+  }
+  return excl;
+}
+
+#line 158 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 160 "kernels_lookback.go"
+  long long items = hg_div<Checked>(tile, bd, hg_f, 160, 6);
+  T sum = {};
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 163, 6));
+  }
+  auto hg_m4 = blockScan<Checked, T>(sum, warps, hg_f);
+  T pre = hg_m4.r0;
+  T total = hg_m4.r1;
+#line 166 "kernels_lookback.go"
+  if (tid < hg_warp_size()) {
+    T excl = {};
+    if (b == 0LL) {
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, 0LL, 2ULL, total, packed, kind, hg_f);
+      }
+    } else {
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, b, 1ULL, total, packed, kind, hg_f);
+      }
+      excl = lookBack<Checked, T>(hg_const(agg), hg_const(incl), states, b, packed, kind, hg_f);
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, b, 2ULL, hg_add(excl, total), packed, kind, hg_f);
+      }
+    }
+    if (tid == 0LL) {
+      hg_at<Checked>((*bcast), 0LL, hg_f, 182, 6) = excl;
+    }
   }
   hg_sync_threads();
   T run = hg_add((*bcast)[0LL], pre);
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 75, 6);
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 188, 6);
     if (exclusive) {
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 77, 6) = run;
+      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 190, 6) = run;
       run = hg_add(run, x);
     } else {
       run = hg_add(run, x);
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 81, 6) = run;
+      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 194, 6) = run;
     }
   }
   hg_sync_threads();
-  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+}
+
+#line 97 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
+  long long n = out.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 100 "kernels_lookback.go"
+  if (vec && (hg_add(lo, tile) <= n)) {
+    long long base = lo / 4LL;
+    for (long long c = tid; c < (tile / 4LL); c = hg_add(c, bd)) {
+      hg_stv<Checked, 4>(out, hg_add(base, c), hg_ldv<Checked, 4>(sh, c, hg_f, 103, 6), hg_f, 103, 6);
+    }
+  } else {
     {
-#line 86 "kernels_lookback.go"
-      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-#line 86 "kernels_lookback.go"
-      if (i < n) {
-        hg_ref<Checked>(out, i, hg_f, 87, 6) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 87, 6);
+      long long hg_i6 = tid;
+      long long hg_b4 = tile;
+      long long hg_st5 = bd;
+      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 107 "kernels_lookback.go"
+          if (hg_add(lo, j) < n) {
+            hg_at<Checked>(out, hg_add(lo, j), hg_f, 108, 6) = hg_ld<Checked>(sh, j, hg_f, 108, 6);
+          }
+        }
+      } else {
+        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
+#line 107 "kernels_lookback.go"
+          if (hg_add(lo, j) < n) {
+            hg_at<Checked>(out, hg_add(lo, j), hg_f, 108, 6) = hg_ld<Checked>(sh, j, hg_f, 108, 6);
+          }
+        }
       }
     }
   }
+}
+
+#line 276 "kernels_lookback.go"
+template <bool Checked> HG_DEV void lbLoadHeads(hg_slice<const uint8_t> heads, hg_array<uint8_t, 2816>* shf, long long lo, long long tile, hg_fault* hg_f) {
+  long long n = heads.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 279 "kernels_lookback.go"
+  {
+    long long hg_i5 = tid;
+    long long hg_b3 = tile;
+    long long hg_st4 = bd;
+    if (hg_st4 > 0LL && hg_b3 <= 0x7fffffffffffffffLL - hg_st4 + 1LL) {
+      unsigned long long hg_n6 = hg_i5 < hg_b3 ? ((unsigned long long)hg_b3 - (unsigned long long)hg_i5 - 1ULL) / (unsigned long long)hg_st4 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
+        long long j = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
+#line 280 "kernels_lookback.go"
+        uint8_t h = {};
+        if (hg_add(lo, j) < n) {
+          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 282, 6);
+        }
+        hg_at<Checked>((*shf), j, hg_f, 284, 6) = h;
+      }
+    } else {
+      for (long long j = hg_i5; j < hg_b3; j = hg_add(j, hg_st4)) {
+#line 280 "kernels_lookback.go"
+        uint8_t h = {};
+        if (hg_add(lo, j) < n) {
+          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 282, 6);
+        }
+        hg_at<Checked>((*shf), j, hg_f, 284, 6) = h;
+      }
+    }
+  }
+}
+
+#line 82 "kernels_segment.go"
+template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f) {
+  long long hg_t1 = hg_lane();
+  long long hg_t2 = hg_warp_size();
+  long long lane = hg_t1;
+  long long ws = hg_t2;
+#line 84 "kernels_segment.go"
+  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 84, 9)) {
+    int32_t yf = hg_shfl_up(f, (long long)(d));
+    T yv = hg_shfl_up(v, (long long)(d));
+    if (lane >= d) {
+      if (f == 0) {
+        v = hg_add(yv, v);
+      }
+      f |= yf;
+    }
+  }
+  return hg_tuple2<int32_t, T>{f, v};
+}
+
+#line 99 "kernels_segment.go"
+template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
+  long long hg_t1 = hg_warp_size();
+  long long hg_t2 = hg_lane();
+  long long ws = hg_t1;
+  long long lane = hg_t2;
+#line 101 "kernels_segment.go"
+  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 101, 9);
+  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 101, 9);
+  long long w = hg_t3;
+  long long nw = hg_t4;
+#line 102 "kernels_segment.go"
+  auto hg_m5 = segScanWarp<Checked, T>(f, v, hg_f);
+  int32_t xf = hg_m5.r0;
+  T xv = hg_m5.r1;
+#line 103 "kernels_segment.go"
+  int32_t hg_t6 = hg_shfl_up(xf, (long long)(1LL));
+  T hg_t7 = hg_shfl_up(xv, (long long)(1LL));
+  int32_t ef = hg_t6;
+  T ev = hg_t7;
+#line 104 "kernels_segment.go"
+  if (lane == 0LL) {
+    int32_t hg_t8 = 0;
+    T hg_t9 = (T)0LL;
+    ef = hg_t8;
+    ev = hg_t9;
+  }
+#line 107 "kernels_segment.go"
+  if (lane == hg_sub(ws, 1LL)) {
+    int32_t hg_t10 = xf;
+    T hg_t11 = xv;
+    hg_at<Checked>((*warpsF), w, hg_f, 108, 9) = hg_t10;
+    hg_at<Checked>((*warpsV), w, hg_f, 108, 9) = hg_t11;
+  }
+#line 110 "kernels_segment.go"
+  hg_sync_threads();
+  if (w == 0LL) {
+    int32_t sf = {};
+    T sv = {};
+    if (lane < nw) {
+      int32_t hg_t12 = hg_ld<Checked>((*warpsF), lane, hg_f, 115, 9);
+      T hg_t13 = hg_ld<Checked>((*warpsV), lane, hg_f, 115, 9);
+      sf = hg_t12;
+      sv = hg_t13;
+    }
+#line 117 "kernels_segment.go"
+    auto hg_m14 = segScanWarp<Checked, T>(sf, sv, hg_f);
+    sf = hg_m14.r0;
+    sv = hg_m14.r1;
+#line 118 "kernels_segment.go"
+    if (lane < nw) {
+      int32_t hg_t15 = sf;
+      T hg_t16 = sv;
+      hg_at<Checked>((*warpsF), lane, hg_f, 119, 9) = hg_t15;
+      hg_at<Checked>((*warpsV), lane, hg_f, 119, 9) = hg_t16;
+    }
+  }
+#line 122 "kernels_segment.go"
+  hg_sync_threads();
+  if (w > 0LL) {
+    if (ef == 0) {
+      ev = hg_add(hg_ld<Checked>((*warpsV), hg_sub(w, 1LL), hg_f, 125, 9), ev);
+    }
+    ef |= hg_ld<Checked>((*warpsF), hg_sub(w, 1LL), hg_f, 127, 9);
+  }
+  return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 9), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 9)};
+}
+
+#line 292 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_array<T, 32>* bcast, hg_fault* hg_f) {
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 294 "kernels_lookback.go"
+  long long items = hg_div<Checked>(tile, bd, hg_f, 294, 6);
+  int32_t f = {};
+  T v = {};
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 298, 6);
+    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 299, 6) != (uint8_t)0) {
+      int32_t hg_t4 = 1;
+      T hg_t5 = x;
+      f = hg_t4;
+      v = hg_t5;
+    } else {
+#line 302 "kernels_lookback.go"
+      v = hg_add(v, x);
+    }
+  }
+  auto hg_m6 = blockSegScan<Checked, T>(f, v, warpsF, warpsV, hg_f);
+  int32_t pf = hg_m6.r0;
+  T pv = hg_m6.r1;
+  int32_t tf = hg_m6.r2;
+  T tv = hg_m6.r3;
+#line 306 "kernels_lookback.go"
+  if (tid < hg_warp_size()) {
+    T excl = {};
+    if (b == 0LL) {
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, 0LL, 2ULL, tv, packed, kind, hg_f);
+      }
+    } else {
+      uint64_t status = 1ULL;
+      if (tf != 0) {
+        status |= 4ULL;
+      }
+      if (tid == 0LL) {
+        lbPublish<Checked, T>(agg, incl, states, b, status, tv, packed, kind, hg_f);
+      }
+      excl = lookBack<Checked, T>(hg_const(agg), hg_const(incl), states, b, packed, kind, hg_f);
+      if (tid == 0LL) {
+        T inc = hg_add(excl, tv);
+        if (tf != 0) {
+          inc = tv;
+        }
+        lbPublish<Checked, T>(agg, incl, states, b, 2ULL, inc, packed, kind, hg_f);
+      }
+    }
+    if (tid == 0LL) {
+      hg_at<Checked>((*bcast), 0LL, hg_f, 330, 6) = excl;
+    }
+  }
+  hg_sync_threads();
+  T run = pv;
+  if (pf == 0) {
+    run = hg_add((*bcast)[0LL], pv);
+  }
+  for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 339, 6);
+    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 340, 6) != (uint8_t)0) {
+      run = (T)0LL;
+    }
+    if (exclusive) {
+      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 344, 6) = run;
+      run = hg_add(run, x);
+    } else {
+      run = hg_add(run, x);
+      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 348, 6) = run;
+    }
+  }
+  hg_sync_threads();
 }
 
 #line 338 "kernels_reduce.go"
@@ -1631,7 +2235,7 @@ template <bool Checked, class T> HG_DEV void unaryVec4(hg_slice<const T> in, hg_
     long long g = hg_global_x();
 #line 420 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(4LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8), op, a, hg_f);
+      hg_at<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(4LL, nv), g), hg_f, 421, 8), op, a, hg_f);
     }
   }
 }
@@ -1643,7 +2247,7 @@ template <bool Checked, class T> HG_DEV void unary(hg_slice<const T> in, hg_slic
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     long long hi = hg_min(hg_add(lo, span), n);
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      hg_ref<Checked>(out, i, hg_f, 390, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 390, 8), op, a, hg_f);
+      hg_at<Checked>(out, i, hg_f, 390, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 390, 8), op, a, hg_f);
     }
     return;
   }
@@ -1666,14 +2270,14 @@ template <bool Checked, class T> HG_DEV void unary(hg_slice<const T> in, hg_slic
     T hg_t9 = unaryOf<Checked, T>(x1, op, a, hg_f);
     T hg_t10 = unaryOf<Checked, T>(x2, op, a, hg_f);
     T hg_t11 = unaryOf<Checked, T>(x3, op, a, hg_f);
-    hg_ref<Checked>(out, i, hg_f, 397, 8) = hg_t8;
-    hg_ref<Checked>(out, hg_add(i, bd), hg_f, 397, 8) = hg_t9;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 397, 8) = hg_t10;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 397, 8) = hg_t11;
+    hg_at<Checked>(out, i, hg_f, 397, 8) = hg_t8;
+    hg_at<Checked>(out, hg_add(i, bd), hg_f, 397, 8) = hg_t9;
+    hg_at<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 397, 8) = hg_t10;
+    hg_at<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 397, 8) = hg_t11;
   }
 #line 399 "kernels_reduce.go"
   for (; i < n; i = hg_add(i, bd)) {
-    hg_ref<Checked>(out, i, hg_f, 400, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 400, 8), op, a, hg_f);
+    hg_at<Checked>(out, i, hg_f, 400, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, i, hg_f, 400, 8), op, a, hg_f);
   }
 }
 
@@ -1744,7 +2348,7 @@ template <bool Checked, class T> HG_DEV void binaryVec4(hg_slice<const T> x, hg_
     long long g = hg_global_x();
 #line 485 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(4LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), hg_ld<Checked>(y, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), op, hg_f);
+      hg_at<Checked>(out, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), hg_ld<Checked>(y, hg_add(hg_mul(4LL, nv), g), hg_f, 486, 8), op, hg_f);
     }
   }
 }
@@ -1756,7 +2360,7 @@ template <bool Checked, class T> HG_DEV void binary(hg_slice<const T> x, hg_slic
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     long long hi = hg_min(hg_add(lo, span), n);
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      hg_ref<Checked>(out, i, hg_f, 453, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 453, 8), hg_ld<Checked>(y, i, hg_f, 453, 8), op, hg_f);
+      hg_at<Checked>(out, i, hg_f, 453, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 453, 8), hg_ld<Checked>(y, i, hg_f, 453, 8), op, hg_f);
     }
     return;
   }
@@ -1788,14 +2392,14 @@ template <bool Checked, class T> HG_DEV void binary(hg_slice<const T> x, hg_slic
     T hg_t13 = binaryOf<Checked, T>(x1, y1, op, hg_f);
     T hg_t14 = binaryOf<Checked, T>(x2, y2, op, hg_f);
     T hg_t15 = binaryOf<Checked, T>(x3, y3, op, hg_f);
-    hg_ref<Checked>(out, i, hg_f, 461, 8) = hg_t12;
-    hg_ref<Checked>(out, hg_add(i, bd), hg_f, 461, 8) = hg_t13;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 461, 8) = hg_t14;
-    hg_ref<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 461, 8) = hg_t15;
+    hg_at<Checked>(out, i, hg_f, 461, 8) = hg_t12;
+    hg_at<Checked>(out, hg_add(i, bd), hg_f, 461, 8) = hg_t13;
+    hg_at<Checked>(out, hg_add(i, hg_mul(2LL, bd)), hg_f, 461, 8) = hg_t14;
+    hg_at<Checked>(out, hg_add(i, hg_mul(3LL, bd)), hg_f, 461, 8) = hg_t15;
   }
 #line 463 "kernels_reduce.go"
   for (; i < n; i = hg_add(i, bd)) {
-    hg_ref<Checked>(out, i, hg_f, 464, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 464, 8), hg_ld<Checked>(y, i, hg_f, 464, 8), op, hg_f);
+    hg_at<Checked>(out, i, hg_f, 464, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, i, hg_f, 464, 8), hg_ld<Checked>(y, i, hg_f, 464, 8), op, hg_f);
   }
 }
 
@@ -1854,7 +2458,7 @@ template <bool Checked, class T> HG_DEV void segReduce(hg_slice<const T> in, hg_
     for (long long g = lo; g < hi; g = hg_add(g, 1LL)) {
       long long b = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, g, hg_f, 19, 9), 0LL), (int64_t)(n)));
       long long e = (long long)(hg_min(hg_max(hg_ld<Checked>(offs, hg_add(g, 1LL), hg_f, 20, 9), (int64_t)(b)), (int64_t)(n)));
-      hg_ref<Checked>(out, g, hg_f, 21, 9) = fold<Checked, T>(hg_sub<Checked>(in, b, e, hg_f, 21, 9), id, op, hg_f);
+      hg_at<Checked>(out, g, hg_f, 21, 9) = fold<Checked, T>(hg_sub<Checked>(in, b, e, hg_f, 21, 9), id, op, hg_f);
     }
     return;
   }
@@ -1884,7 +2488,7 @@ template <bool Checked, class T> HG_DEV void segReduce(hg_slice<const T> in, hg_
 #line 32 "kernels_segment.go"
     acc = blockReduce<Checked, T>(acc, id, op, warps, hg_f);
     if (tid == 0LL) {
-      hg_ref<Checked>(out, g, hg_f, 34, 9) = acc;
+      hg_at<Checked>(out, g, hg_f, 34, 9) = acc;
     }
     hg_sync_threads();
   }
@@ -1951,7 +2555,7 @@ template <bool Checked, class T> HG_DEV void selectCount(hg_slice<const T> in, h
 #line 55 "kernels_select.go"
   c = blockReduce<Checked, int64_t>(c, 0LL, 0, warps, hg_f);
   if (tid == 0LL) {
-    hg_ref<Checked>(counts, (long long)hg_bid_x(), hg_f, 57, 10) = c;
+    hg_at<Checked>(counts, (long long)hg_bid_x(), hg_f, 57, 10) = c;
   }
 }
 
@@ -2010,7 +2614,7 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
     total = blockReduce<Checked, int64_t>(c, 0LL, 0, warps, hg_f);
     if (bd > 1LL) {
       if (tid == 0LL) {
-        (*warps)[0LL] = total;
+        hg_at<Checked>((*warps), 0LL, hg_f, 84, 10) = total;
       }
       hg_sync_threads();
       total = (*warps)[0LL];
@@ -2020,21 +2624,21 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
     total = hg_add(hg_ld<Checked>(offs, hg_sub(nb, 1LL), hg_f, 91, 10), hg_ld<Checked>(counts, hg_sub(nb, 1LL), hg_f, 91, 10));
   }
   if ((b == 0LL) && (tid == 0LL)) {
-    hg_ref<Checked>(num, 0LL, hg_f, 94, 10) = total;
+    hg_at<Checked>(num, 0LL, hg_f, 94, 10) = total;
   }
   if (bd == 1LL) {
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
       if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
         if (vals) {
-          hg_ref<Checked>(out, base, hg_f, 100, 10) = hg_ld<Checked>(in, i, hg_f, 100, 10);
+          hg_at<Checked>(out, base, hg_f, 100, 10) = hg_ld<Checked>(in, i, hg_f, 100, 10);
         }
         if (idx) {
-          hg_ref<Checked>(outIdx, base, hg_f, 103, 10) = (int64_t)(i);
+          hg_at<Checked>(outIdx, base, hg_f, 103, 10) = (int64_t)(i);
         }
         base = hg_add(base, 1LL);
       } else if (partition) {
         int64_t p = hg_sub(hg_add(total, (int64_t)(i)), base);
-        hg_ref<Checked>(out, p, hg_f, 108, 10) = hg_ld<Checked>(in, i, hg_f, 108, 10);
+        hg_at<Checked>(out, p, hg_f, 108, 10) = hg_ld<Checked>(in, i, hg_f, 108, 10);
       }
     }
     return;
@@ -2055,7 +2659,7 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
     bool f = (i < hi) && chosen<Checked, T>(in, flags, i, pred, a, hg_f);
     uint64_t m = hg_ballot(f);
     if (lane == 0LL) {
-      hg_ref<Checked>((*wc), w, hg_f, 121, 10) = (int32_t)(popc<Checked>(m, hg_f));
+      hg_at<Checked>((*wc), w, hg_f, 121, 10) = (int32_t)(popc<Checked>(m, hg_f));
     }
     hg_sync_threads();
     int64_t hg_t18 = (int64_t)(popc<Checked>(m & lt, hg_f));
@@ -2075,105 +2679,17 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
       int64_t p = hg_add(base, pre);
       if (f) {
         if (vals) {
-          hg_ref<Checked>(out, p, hg_f, 137, 10) = hg_ld<Checked>(in, i, hg_f, 137, 10);
+          hg_at<Checked>(out, p, hg_f, 137, 10) = hg_ld<Checked>(in, i, hg_f, 137, 10);
         }
         if (idx) {
-          hg_ref<Checked>(outIdx, p, hg_f, 140, 10) = (int64_t)(i);
+          hg_at<Checked>(outIdx, p, hg_f, 140, 10) = (int64_t)(i);
         }
       } else if (partition) {
-        hg_ref<Checked>(out, hg_sub(hg_add(total, (int64_t)(i)), p), hg_f, 143, 10) = hg_ld<Checked>(in, i, hg_f, 143, 10);
+        hg_at<Checked>(out, hg_sub(hg_add(total, (int64_t)(i)), p), hg_f, 143, 10) = hg_ld<Checked>(in, i, hg_f, 143, 10);
       }
     }
     base = hg_add(base, all);
   }
-}
-
-#line 82 "kernels_segment.go"
-template <bool Checked, class T> HG_DEV hg_tuple2<int32_t, T> segScanWarp(int32_t f, T v, hg_fault* hg_f) {
-  long long hg_t1 = hg_lane();
-  long long hg_t2 = hg_warp_size();
-  long long lane = hg_t1;
-  long long ws = hg_t2;
-#line 84 "kernels_segment.go"
-  for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 84, 9)) {
-    int32_t yf = hg_shfl_up(f, (long long)(d));
-    T yv = hg_shfl_up(v, (long long)(d));
-    if (lane >= d) {
-      if (f == 0) {
-        v = hg_add(yv, v);
-      }
-      f |= yf;
-    }
-  }
-  return hg_tuple2<int32_t, T>{f, v};
-}
-
-#line 99 "kernels_segment.go"
-template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockSegScan(int32_t f, T v, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_fault* hg_f) {
-  long long hg_t1 = hg_warp_size();
-  long long hg_t2 = hg_lane();
-  long long ws = hg_t1;
-  long long lane = hg_t2;
-#line 101 "kernels_segment.go"
-  long long hg_t3 = hg_div<Checked>((long long)hg_tid_x(), ws, hg_f, 101, 9);
-  long long hg_t4 = hg_div<Checked>((long long)hg_bdim_x(), ws, hg_f, 101, 9);
-  long long w = hg_t3;
-  long long nw = hg_t4;
-#line 102 "kernels_segment.go"
-  auto hg_m5 = segScanWarp<Checked, T>(f, v, hg_f);
-  int32_t xf = hg_m5.r0;
-  T xv = hg_m5.r1;
-#line 103 "kernels_segment.go"
-  int32_t hg_t6 = hg_shfl_up(xf, (long long)(1LL));
-  T hg_t7 = hg_shfl_up(xv, (long long)(1LL));
-  int32_t ef = hg_t6;
-  T ev = hg_t7;
-#line 104 "kernels_segment.go"
-  if (lane == 0LL) {
-    int32_t hg_t8 = 0;
-    T hg_t9 = (T)0LL;
-    ef = hg_t8;
-    ev = hg_t9;
-  }
-#line 107 "kernels_segment.go"
-  if (lane == hg_sub(ws, 1LL)) {
-    int32_t hg_t10 = xf;
-    T hg_t11 = xv;
-    hg_ref<Checked>((*warpsF), w, hg_f, 108, 9) = hg_t10;
-    hg_ref<Checked>((*warpsV), w, hg_f, 108, 9) = hg_t11;
-  }
-#line 110 "kernels_segment.go"
-  hg_sync_threads();
-  if (w == 0LL) {
-    int32_t sf = {};
-    T sv = {};
-    if (lane < nw) {
-      int32_t hg_t12 = hg_ld<Checked>((*warpsF), lane, hg_f, 115, 9);
-      T hg_t13 = hg_ld<Checked>((*warpsV), lane, hg_f, 115, 9);
-      sf = hg_t12;
-      sv = hg_t13;
-    }
-#line 117 "kernels_segment.go"
-    auto hg_m14 = segScanWarp<Checked, T>(sf, sv, hg_f);
-    sf = hg_m14.r0;
-    sv = hg_m14.r1;
-#line 118 "kernels_segment.go"
-    if (lane < nw) {
-      int32_t hg_t15 = sf;
-      T hg_t16 = sv;
-      hg_ref<Checked>((*warpsF), lane, hg_f, 119, 9) = hg_t15;
-      hg_ref<Checked>((*warpsV), lane, hg_f, 119, 9) = hg_t16;
-    }
-  }
-#line 122 "kernels_segment.go"
-  hg_sync_threads();
-  if (w > 0LL) {
-    if (ef == 0) {
-      ev = hg_add(hg_ld<Checked>((*warpsV), hg_sub(w, 1LL), hg_f, 125, 9), ev);
-    }
-    ef |= hg_ld<Checked>((*warpsF), hg_sub(w, 1LL), hg_f, 127, 9);
-  }
-  return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 9), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 9)};
 }
 
 #line 142 "kernels_segment.go"
@@ -2206,18 +2722,18 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
         continue;
       }
       if (exclusive) {
-        hg_ref<Checked>(out, i, hg_f, 165, 9) = carry;
+        hg_at<Checked>(out, i, hg_f, 165, 9) = carry;
         carry = hg_add(carry, x);
       } else {
         carry = hg_add(carry, x);
-        hg_ref<Checked>(out, i, hg_f, 169, 9) = carry;
+        hg_at<Checked>(out, i, hg_f, 169, 9) = carry;
       }
     }
     if (mode == 1) {
       T hg_t5 = carry;
       uint8_t hg_t6 = (uint8_t)(cf);
-      hg_ref<Checked>(sums, b, hg_f, 173, 9) = hg_t5;
-      hg_ref<Checked>(sumHeads, b, hg_f, 173, 9) = hg_t6;
+      hg_at<Checked>(sums, b, hg_f, 173, 9) = hg_t5;
+      hg_at<Checked>(sumHeads, b, hg_f, 173, 9) = hg_t6;
     }
 #line 175 "kernels_segment.go"
     return;
@@ -2246,8 +2762,8 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
 #line 190 "kernels_segment.go"
       T hg_t11 = x;
       uint8_t hg_t12 = h;
-      hg_ref<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t11;
-      hg_ref<Checked>((*shf), hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t12;
+      hg_at<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t11;
+      hg_at<Checked>((*shf), hg_add(hg_mul(j, bd), tid), hg_f, 190, 9) = hg_t12;
     }
 #line 192 "kernels_segment.go"
     hg_sync_threads();
@@ -2282,11 +2798,11 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
           run = (T)0LL;
         }
         if (exclusive) {
-          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 215, 9) = run;
+          hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 215, 9) = run;
           run = hg_add(run, x);
         } else {
           run = hg_add(run, x);
-          hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 219, 9) = run;
+          hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 219, 9) = run;
         }
       }
       hg_sync_threads();
@@ -2296,7 +2812,7 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
           long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
 #line 224 "kernels_segment.go"
           if (i < n) {
-            hg_ref<Checked>(out, i, hg_f, 225, 9) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 9);
+            hg_at<Checked>(out, i, hg_f, 225, 9) = hg_ld<Checked>(sh, hg_add(hg_mul(j, bd), tid), hg_f, 225, 9);
           }
         }
       }
@@ -2313,8 +2829,8 @@ template <bool Checked, class T> HG_DEV void segScanTiles(hg_slice<const T> in, 
   if ((mode == 1) && (tid == 0LL)) {
     T hg_t19 = carry;
     uint8_t hg_t20 = (uint8_t)(cf);
-    hg_ref<Checked>(sums, b, hg_f, 238, 9) = hg_t19;
-    hg_ref<Checked>(sumHeads, b, hg_f, 238, 9) = hg_t20;
+    hg_at<Checked>(sums, b, hg_f, 238, 9) = hg_t19;
+    hg_at<Checked>(sumHeads, b, hg_f, 238, 9) = hg_t20;
   }
 }
 
@@ -2443,6 +2959,92 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec2(
   return hg_tuple2<T, int64_t>{v, vi};
 }
 
+#line 115 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbLoadVec2(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
+  long long n = in.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 118 "kernels_lookback.go"
+  if (vec && (hg_add(lo, tile) <= n)) {
+    long long base = lo / 2LL;
+    for (long long c = tid; c < (tile / 2LL); c = hg_add(c, bd)) {
+      hg_stv<Checked, 2>(sh, c, hg_ldv<Checked, 2>(in, hg_add(base, c), hg_f, 121, 6), hg_f, 121, 6);
+    }
+  } else {
+    {
+      long long hg_i6 = tid;
+      long long hg_b4 = tile;
+      long long hg_st5 = bd;
+      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 125 "kernels_lookback.go"
+          T x = {};
+          if (hg_add(lo, j) < n) {
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 127, 6);
+          }
+          hg_at<Checked>(sh, j, hg_f, 129, 6) = x;
+        }
+      } else {
+        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
+#line 125 "kernels_lookback.go"
+          T x = {};
+          if (hg_add(lo, j) < n) {
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 127, 6);
+          }
+          hg_at<Checked>(sh, j, hg_f, 129, 6) = x;
+        }
+      }
+    }
+  }
+#line 132 "kernels_lookback.go"
+  hg_sync_threads();
+}
+
+#line 136 "kernels_lookback.go"
+template <bool Checked, class T> HG_DEV void lbStoreVec2(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
+  long long n = out.n;
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 139 "kernels_lookback.go"
+  if (vec && (hg_add(lo, tile) <= n)) {
+    long long base = lo / 2LL;
+    for (long long c = tid; c < (tile / 2LL); c = hg_add(c, bd)) {
+      hg_stv<Checked, 2>(out, hg_add(base, c), hg_ldv<Checked, 2>(sh, c, hg_f, 142, 6), hg_f, 142, 6);
+    }
+  } else {
+    {
+      long long hg_i6 = tid;
+      long long hg_b4 = tile;
+      long long hg_st5 = bd;
+      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
+        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+        #pragma unroll 4
+        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
+          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+#line 146 "kernels_lookback.go"
+          if (hg_add(lo, j) < n) {
+            hg_at<Checked>(out, hg_add(lo, j), hg_f, 147, 6) = hg_ld<Checked>(sh, j, hg_f, 147, 6);
+          }
+        }
+      } else {
+        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
+#line 146 "kernels_lookback.go"
+          if (hg_add(lo, j) < n) {
+            hg_at<Checked>(out, hg_add(lo, j), hg_f, 147, 6) = hg_ld<Checked>(sh, j, hg_f, 147, 6);
+          }
+        }
+      }
+    }
+  }
+}
+
 #line 426 "kernels_reduce.go"
 template <bool Checked, class T> HG_DEV void unaryVec2(hg_slice<const T> in, hg_slice<T> out, int32_t op, T a, hg_fault* hg_f) {
   long long n = out.n;
@@ -2476,7 +3078,7 @@ template <bool Checked, class T> HG_DEV void unaryVec2(hg_slice<const T> in, hg_
     long long g = hg_global_x();
 #line 441 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(2LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8), op, a, hg_f);
+      hg_at<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8) = unaryOf<Checked, T>(hg_ld<Checked>(in, hg_add(hg_mul(2LL, nv), g), hg_f, 442, 8), op, a, hg_f);
     }
   }
 }
@@ -2527,7 +3129,7 @@ template <bool Checked, class T> HG_DEV void binaryVec2(hg_slice<const T> x, hg_
     long long g = hg_global_x();
 #line 507 "kernels_reduce.go"
     if (g < hg_sub(n, hg_mul(2LL, nv))) {
-      hg_ref<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), hg_ld<Checked>(y, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), op, hg_f);
+      hg_at<Checked>(out, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8) = binaryOf<Checked, T>(hg_ld<Checked>(x, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), hg_ld<Checked>(y, hg_add(hg_mul(2LL, nv), g), hg_f, 508, 8), op, hg_f);
     }
   }
 }
@@ -2542,7 +3144,10 @@ template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples
         uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(samples, i, hg_f, 68, 5)), lowerI));
 #line 68 "kernels_hist.go"
         if (d < w) {
-          hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 69, 5), hg_f, 69, 5) += 1U;
+          {
+            auto hg_r2 = hg_at<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 69, 5), hg_f, 69, 5);
+            hg_r2 = hg_r2.get() + 1U;
+          }
         }
       }
     }
@@ -2555,13 +3160,15 @@ template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples
   long long stride = hg_mul(hg_mul(8LL, bd), (long long)hg_gdim_x());
   for (; hg_add(i, hg_mul(7LL, bd)) < n; i = hg_add(i, stride)) {
     hg_array<T, 8> x = hg_array<T, 8>{{hg_ld<Checked>(samples, i, hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, bd), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(2LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(3LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(4LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(5LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(6LL, bd)), hg_f, 79, 5), hg_ld<Checked>(samples, hg_add(i, hg_mul(7LL, bd)), hg_f, 79, 5)}};
+    #pragma unroll
     for (long long k = 0LL; k < 8LL; k = hg_add(k, 1LL)) {
+#line 81 "kernels_hist.go"
       {
 #line 81 "kernels_hist.go"
         uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(x, k, hg_f, 81, 5)), lowerI));
 #line 81 "kernels_hist.go"
         if (d < w) {
-          hg_atomic_add(&hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 82, 5), hg_f, 82, 5), 1U);
+          hg_atomic_add(hg_ptr(hg_at<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 82, 5), hg_f, 82, 5)), 1U);
         }
       }
     }
@@ -2573,7 +3180,7 @@ template <bool Checked, class T> HG_DEV void histShift(hg_slice<const T> samples
       uint64_t d = (uint64_t)(hg_sub((int64_t)(hg_ld<Checked>(samples, i, hg_f, 87, 5)), lowerI));
 #line 87 "kernels_hist.go"
       if (d < w) {
-        hg_atomic_add(&hg_ref<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 88, 5), hg_f, 88, 5), 1U);
+        hg_atomic_add(hg_ptr(hg_at<Checked>(local, hg_shr<Checked>(d, shift, hg_f, 88, 5), hg_f, 88, 5)), 1U);
       }
     }
   }
@@ -2597,12 +3204,12 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
 #line 18 "kernels_hist.go"
-        hg_ref<Checked>(local, i, hg_f, 18, 5) = 0U;
+        hg_at<Checked>(local, i, hg_f, 18, 5) = 0U;
       }
     } else {
       for (long long i = hg_i5; i < hg_b3; i = hg_add(i, hg_st4)) {
 #line 18 "kernels_hist.go"
-        hg_ref<Checked>(local, i, hg_f, 18, 5) = 0U;
+        hg_at<Checked>(local, i, hg_f, 18, 5) = 0U;
       }
     }
   }
@@ -2660,9 +3267,13 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
             continue;
           }
           if (bd == 1LL) {
-            hg_ref<Checked>(local, b, hg_f, 46, 5) += 1U;
+            {
+              auto hg_r19 = hg_at<Checked>(local, b, hg_f, 46, 5);
+              hg_r19 = hg_r19.get() + 1U;
+            }
           } else {
-            hg_atomic_add(&hg_ref<Checked>(local, b, hg_f, 48, 5), 1U);
+#line 48 "kernels_hist.go"
+            hg_atomic_add(hg_ptr(hg_at<Checked>(local, b, hg_f, 48, 5)), 1U);
           }
         }
       } else {
@@ -2694,9 +3305,13 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
             continue;
           }
           if (bd == 1LL) {
-            hg_ref<Checked>(local, b, hg_f, 46, 5) += 1U;
+            {
+              auto hg_r21 = hg_at<Checked>(local, b, hg_f, 46, 5);
+              hg_r21 = hg_r21.get() + 1U;
+            }
           } else {
-            hg_atomic_add(&hg_ref<Checked>(local, b, hg_f, 48, 5), 1U);
+#line 48 "kernels_hist.go"
+            hg_atomic_add(hg_ptr(hg_at<Checked>(local, b, hg_f, 48, 5)), 1U);
           }
         }
       }
@@ -2705,33 +3320,33 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
 #line 52 "kernels_hist.go"
   hg_sync_threads();
   {
-    long long hg_i22 = tid;
-    long long hg_b20 = nb;
-    long long hg_st21 = bd;
-    if (hg_st21 > 0LL && hg_b20 <= 0x7fffffffffffffffLL - hg_st21 + 1LL) {
-      unsigned long long hg_n23 = hg_i22 < hg_b20 ? ((unsigned long long)hg_b20 - (unsigned long long)hg_i22 - 1ULL) / (unsigned long long)hg_st21 + 1ULL : 0ULL;
+    long long hg_i24 = tid;
+    long long hg_b22 = nb;
+    long long hg_st23 = bd;
+    if (hg_st23 > 0LL && hg_b22 <= 0x7fffffffffffffffLL - hg_st23 + 1LL) {
+      unsigned long long hg_n25 = hg_i24 < hg_b22 ? ((unsigned long long)hg_b22 - (unsigned long long)hg_i24 - 1ULL) / (unsigned long long)hg_st23 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
-        long long i = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
+      for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
+        long long i = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
 #line 54 "kernels_hist.go"
         {
 #line 54 "kernels_hist.go"
           uint32_t c = hg_ld<Checked>(local, i, hg_f, 54, 5);
 #line 54 "kernels_hist.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 55, 5), c);
+            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 55, 5)), c);
           }
         }
       }
     } else {
-      for (long long i = hg_i22; i < hg_b20; i = hg_add(i, hg_st21)) {
+      for (long long i = hg_i24; i < hg_b22; i = hg_add(i, hg_st23)) {
 #line 54 "kernels_hist.go"
         {
 #line 54 "kernels_hist.go"
           uint32_t c = hg_ld<Checked>(local, i, hg_f, 54, 5);
 #line 54 "kernels_hist.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 55, 5), c);
+            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 55, 5)), c);
           }
         }
       }
@@ -2804,12 +3419,12 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
       for (unsigned long long hg_k9 = 0; hg_k9 < hg_n8; hg_k9++) {
         long long d = (long long)((unsigned long long)hg_i7 + hg_k9 * (unsigned long long)hg_st6);
 #line 312 "kernels.go"
-        hg_ref<Checked>((*bins), d, hg_f, 312, 3) = 0U;
+        hg_at<Checked>((*bins), d, hg_f, 312, 3) = 0U;
       }
     } else {
       for (long long d = hg_i7; d < hg_b5; d = hg_add(d, hg_st6)) {
 #line 312 "kernels.go"
-        hg_ref<Checked>((*bins), d, hg_f, 312, 3) = 0U;
+        hg_at<Checked>((*bins), d, hg_f, 312, 3) = 0U;
       }
     }
   }
@@ -2819,25 +3434,29 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
   long long hi = hg_min(hg_add(lo, tile), keys.n);
   if (bd == 1LL) {
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
-      hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 319, 3), kind, width, desc, hg_f), shift, hg_f, 319, 3) & mask, hg_f, 319, 3) += 1U;
+      {
+        auto hg_r13 = hg_at<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 319, 3), kind, width, desc, hg_f), shift, hg_f, 319, 3) & mask, hg_f, 319, 3);
+        hg_r13 = hg_r13.get() + 1U;
+      }
     }
   } else {
+#line 322 "kernels.go"
     {
-      long long hg_i15 = hg_add(lo, tid);
-      long long hg_b13 = hi;
-      long long hg_st14 = bd;
-      if (hg_st14 > 0LL && hg_b13 <= 0x7fffffffffffffffLL - hg_st14 + 1LL) {
-        unsigned long long hg_n16 = hg_i15 < hg_b13 ? ((unsigned long long)hg_b13 - (unsigned long long)hg_i15 - 1ULL) / (unsigned long long)hg_st14 + 1ULL : 0ULL;
+      long long hg_i16 = hg_add(lo, tid);
+      long long hg_b14 = hi;
+      long long hg_st15 = bd;
+      if (hg_st15 > 0LL && hg_b14 <= 0x7fffffffffffffffLL - hg_st15 + 1LL) {
+        unsigned long long hg_n17 = hg_i16 < hg_b14 ? ((unsigned long long)hg_b14 - (unsigned long long)hg_i16 - 1ULL) / (unsigned long long)hg_st15 + 1ULL : 0ULL;
         #pragma unroll 4
-        for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
-          long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
+        for (unsigned long long hg_k18 = 0; hg_k18 < hg_n17; hg_k18++) {
+          long long i = (long long)((unsigned long long)hg_i16 + hg_k18 * (unsigned long long)hg_st15);
 #line 323 "kernels.go"
-          hg_atomic_add(&hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3), 1U);
+          hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3)), 1U);
         }
       } else {
-        for (long long i = hg_i15; i < hg_b13; i = hg_add(i, hg_st14)) {
+        for (long long i = hg_i16; i < hg_b14; i = hg_add(i, hg_st15)) {
 #line 323 "kernels.go"
-          hg_atomic_add(&hg_ref<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3), 1U);
+          hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3)), 1U);
         }
       }
     }
@@ -2845,21 +3464,21 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
 #line 326 "kernels.go"
   hg_sync_threads();
   {
-    long long hg_i22 = tid;
-    long long hg_b20 = nd;
-    long long hg_st21 = bd;
-    if (hg_st21 > 0LL && hg_b20 <= 0x7fffffffffffffffLL - hg_st21 + 1LL) {
-      unsigned long long hg_n23 = hg_i22 < hg_b20 ? ((unsigned long long)hg_b20 - (unsigned long long)hg_i22 - 1ULL) / (unsigned long long)hg_st21 + 1ULL : 0ULL;
+    long long hg_i23 = tid;
+    long long hg_b21 = nd;
+    long long hg_st22 = bd;
+    if (hg_st22 > 0LL && hg_b21 <= 0x7fffffffffffffffLL - hg_st22 + 1LL) {
+      unsigned long long hg_n24 = hg_i23 < hg_b21 ? ((unsigned long long)hg_b21 - (unsigned long long)hg_i23 - 1ULL) / (unsigned long long)hg_st22 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
-        long long d = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
+      for (unsigned long long hg_k25 = 0; hg_k25 < hg_n24; hg_k25++) {
+        long long d = (long long)((unsigned long long)hg_i23 + hg_k25 * (unsigned long long)hg_st22);
 #line 328 "kernels.go"
-        hg_ref<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
+        hg_at<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
       }
     } else {
-      for (long long d = hg_i22; d < hg_b20; d = hg_add(d, hg_st21)) {
+      for (long long d = hg_i23; d < hg_b21; d = hg_add(d, hg_st22)) {
 #line 328 "kernels.go"
-        hg_ref<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
+        hg_at<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
       }
     }
   }
@@ -2884,16 +3503,16 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
   long long hi = hg_min(hg_add(lo, tile), keysIn.n);
   if (bd == 1LL) {
     for (long long d = 0LL; d < nd; d = hg_add(d, 1LL)) {
-      hg_ref<Checked>((*run), d, hg_f, 348, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 348, 3);
+      hg_at<Checked>((*run), d, hg_f, 348, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 348, 3);
     }
     for (long long i = lo; i < hi; i = hg_add(i, 1LL)) {
       K k = hg_ld<Checked>(keysIn, i, hg_f, 351, 3);
       uint64_t d = hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 352, 3) & mask;
       uint32_t p = hg_ld<Checked>((*run), d, hg_f, 353, 3);
-      hg_ref<Checked>((*run), d, hg_f, 354, 3) = p + 1U;
-      hg_ref<Checked>(keysOut, p, hg_f, 355, 3) = k;
+      hg_at<Checked>((*run), d, hg_f, 354, 3) = p + 1U;
+      hg_at<Checked>(keysOut, p, hg_f, 355, 3) = k;
       if (pairs) {
-        hg_ref<Checked>(valsOut, p, hg_f, 357, 3) = hg_ld<Checked>(valsIn, i, hg_f, 357, 3);
+        hg_at<Checked>(valsOut, p, hg_f, 357, 3) = hg_ld<Checked>(valsIn, i, hg_f, 357, 3);
       }
     }
     return;
@@ -2918,17 +3537,17 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
       for (unsigned long long hg_k15 = 0; hg_k15 < hg_n14; hg_k15++) {
         long long d = (long long)((unsigned long long)hg_i13 + hg_k15 * (unsigned long long)hg_st12);
 #line 365 "kernels.go"
-        hg_ref<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
+        hg_at<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
         for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-          hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
+          hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
         }
       }
     } else {
       for (long long d = hg_i13; d < hg_b11; d = hg_add(d, hg_st12)) {
 #line 365 "kernels.go"
-        hg_ref<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
+        hg_at<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
         for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-          hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
+          hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), d), hg_f, 367, 3) = 0U;
         }
       }
     }
@@ -2957,7 +3576,7 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
     }
     long long rank = popc<Checked>(peers & lt, hg_f);
     if (valid && (rank == 0LL)) {
-      hg_ref<Checked>((*cnt), hg_add(hg_mul(w, 256LL), d), hg_f, 393, 3) = (uint32_t)(popc<Checked>(peers, hg_f));
+      hg_at<Checked>((*cnt), hg_add(hg_mul(w, 256LL), d), hg_f, 393, 3) = (uint32_t)(popc<Checked>(peers, hg_f));
     }
     hg_sync_threads();
     {
@@ -2973,11 +3592,11 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
           uint32_t r = hg_ld<Checked>((*run), dd, hg_f, 397, 3);
           for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
             uint32_t c = hg_ld<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 399, 3);
-            hg_ref<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
+            hg_at<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
             r += c;
-            hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
+            hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
           }
-          hg_ref<Checked>((*run), dd, hg_f, 404, 3) = r;
+          hg_at<Checked>((*run), dd, hg_f, 404, 3) = r;
         }
       } else {
         for (long long dd = hg_i24; dd < hg_b22; dd = hg_add(dd, hg_st23)) {
@@ -2985,11 +3604,11 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
           uint32_t r = hg_ld<Checked>((*run), dd, hg_f, 397, 3);
           for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
             uint32_t c = hg_ld<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 399, 3);
-            hg_ref<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
+            hg_at<Checked>((*off), hg_add(hg_mul(x, 256LL), dd), hg_f, 400, 3) = r;
             r += c;
-            hg_ref<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
+            hg_at<Checked>((*cnt), hg_add(hg_mul(x, 256LL), dd), hg_f, 402, 3) = 0U;
           }
-          hg_ref<Checked>((*run), dd, hg_f, 404, 3) = r;
+          hg_at<Checked>((*run), dd, hg_f, 404, 3) = r;
         }
       }
     }
@@ -2997,9 +3616,9 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
     hg_sync_threads();
     if (valid) {
       uint32_t p = hg_ld<Checked>((*off), hg_add(hg_mul(w, 256LL), d), hg_f, 408, 3) + (uint32_t)(rank);
-      hg_ref<Checked>(keysOut, p, hg_f, 409, 3) = k;
+      hg_at<Checked>(keysOut, p, hg_f, 409, 3) = k;
       if (pairs) {
-        hg_ref<Checked>(valsOut, p, hg_f, 411, 3) = hg_ld<Checked>(valsIn, i, hg_f, 411, 3);
+        hg_at<Checked>(valsOut, p, hg_f, 411, 3) = hg_ld<Checked>(valsIn, i, hg_f, 411, 3);
       }
     }
   }
@@ -3034,7 +3653,7 @@ template <bool Checked, class K> HG_DEV void keyHeads(hg_slice<const K> keys, hg
         if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 9) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 9))) {
           f = (uint8_t)1;
         }
-        hg_ref<Checked>(flags, i, hg_f, 76, 9) = f;
+        hg_at<Checked>(flags, i, hg_f, 76, 9) = f;
       }
     } else {
       for (long long i = hg_i6; i < hg_b4; i = hg_add(i, hg_st5)) {
@@ -3043,7 +3662,7 @@ template <bool Checked, class K> HG_DEV void keyHeads(hg_slice<const K> keys, hg
         if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 9) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 9))) {
           f = (uint8_t)1;
         }
-        hg_ref<Checked>(flags, i, hg_f, 76, 9) = f;
+        hg_at<Checked>(flags, i, hg_f, 76, 9) = f;
       }
     }
   }
@@ -3119,15 +3738,15 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
             K k = hg_ld<Checked>(in, x, hg_f, 94, 7);
             long long y = x;
             while ((y > r) && mergeLess<Checked, K>(k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 96, 7), ord, kind, width, hg_f)) {
-              hg_ref<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
+              hg_at<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
               if (pairs) {
-                hg_ref<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
+                hg_at<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
               }
               y = hg_sub(y, 1LL);
             }
-            hg_ref<Checked>(out, y, hg_f, 103, 7) = k;
+            hg_at<Checked>(out, y, hg_f, 103, 7) = k;
             if (pairs) {
-              hg_ref<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
+              hg_at<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
             }
           }
         }
@@ -3139,15 +3758,15 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
             K k = hg_ld<Checked>(in, x, hg_f, 94, 7);
             long long y = x;
             while ((y > r) && mergeLess<Checked, K>(k, hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 96, 7), ord, kind, width, hg_f)) {
-              hg_ref<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
+              hg_at<Checked>(out, y, hg_f, 97, 7) = hg_ld<Checked>(out, hg_sub(y, 1LL), hg_f, 97, 7);
               if (pairs) {
-                hg_ref<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
+                hg_at<Checked>(outI, y, hg_f, 99, 7) = hg_ld<Checked>(outI, hg_sub(y, 1LL), hg_f, 99, 7);
               }
               y = hg_sub(y, 1LL);
             }
-            hg_ref<Checked>(out, y, hg_f, 103, 7) = k;
+            hg_at<Checked>(out, y, hg_f, 103, 7) = k;
             if (pairs) {
-              hg_ref<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
+              hg_at<Checked>(outI, y, hg_f, 105, 7) = (uint32_t)(x);
             }
           }
         }
@@ -3166,14 +3785,14 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
       for (unsigned long long hg_k19 = 0; hg_k19 < hg_n18; hg_k19++) {
         long long x = (long long)((unsigned long long)hg_i17 + hg_k19 * (unsigned long long)hg_st16);
 #line 112 "kernels_merge.go"
-        hg_ref<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
-        hg_ref<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
+        hg_at<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
+        hg_at<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
       }
     } else {
       for (long long x = hg_i17; x < hg_b15; x = hg_add(x, hg_st16)) {
 #line 112 "kernels_merge.go"
-        hg_ref<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
-        hg_ref<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
+        hg_at<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
+        hg_at<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
       }
     }
   }
@@ -3205,8 +3824,8 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
           } else {
             p = hg_add(hg_sub(x, ae), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 127, 7)), k, true, ord, kind, width, hg_f));
           }
-          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
-          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
+          hg_at<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
+          hg_at<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
         }
       } else {
         for (long long x = hg_i25; x < hg_b23; x = hg_add(x, hg_st24)) {
@@ -3224,8 +3843,8 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
           } else {
             p = hg_add(hg_sub(x, ae), rankIn<Checked, K>(hg_const(hg_sub<Checked>(sk, hg_add(src, r0), hg_add(src, ae), hg_f, 127, 7)), k, true, ord, kind, width, hg_f));
           }
-          hg_ref<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
-          hg_ref<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
+          hg_at<Checked>(sk, hg_add(hg_add(dst, r0), p), hg_f, 129, 7) = k;
+          hg_at<Checked>((*si), hg_add(hg_add(dst, r0), p), hg_f, 130, 7) = hg_ld<Checked>((*si), hg_add(src, x), hg_f, 130, 7);
         }
       }
     }
@@ -3243,17 +3862,17 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
       for (unsigned long long hg_k38 = 0; hg_k38 < hg_n37; hg_k38++) {
         long long x = (long long)((unsigned long long)hg_i36 + hg_k38 * (unsigned long long)hg_st35);
 #line 136 "kernels_merge.go"
-        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
+        hg_at<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
         if (pairs) {
-          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
+          hg_at<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
         }
       }
     } else {
       for (long long x = hg_i36; x < hg_b34; x = hg_add(x, hg_st35)) {
 #line 136 "kernels_merge.go"
-        hg_ref<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
+        hg_at<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
         if (pairs) {
-          hg_ref<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
+          hg_at<Checked>(outI, hg_add(lo, x), hg_f, 138, 7) = (uint32_t)(lo) + hg_ld<Checked>((*si), hg_add(src, x), hg_f, 138, 7);
         }
       }
     }
@@ -3295,9 +3914,9 @@ template <bool Checked, class K> HG_DEV void mergeRange(hg_slice<const K> src, h
     } else {
       j = hg_add(j, 1LL);
     }
-    hg_ref<Checked>(dst, hg_add(as, d), hg_f, 158, 7) = hg_ld<Checked>(src, from, hg_f, 158, 7);
+    hg_at<Checked>(dst, hg_add(as, d), hg_f, 158, 7) = hg_ld<Checked>(src, from, hg_f, 158, 7);
     if (pairs) {
-      hg_ref<Checked>(dstI, hg_add(as, d), hg_f, 160, 7) = hg_ld<Checked>(srcI, from, hg_f, 160, 7);
+      hg_at<Checked>(dstI, hg_add(as, d), hg_f, 160, 7) = hg_ld<Checked>(srcI, from, hg_f, 160, 7);
     }
   }
 }
@@ -3335,8 +3954,8 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
   long long be = hg_t7;
 #line 192 "kernels_merge.go"
   if (tid == 0LL) {
-    (*part)[0LL] = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 193, 7), hg_sub<Checked>(src, bs, be, hg_f, 193, 7), hg_sub(o0, ps), ord, kind, width, hg_f);
-    (*part)[1LL] = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 194, 7), hg_sub<Checked>(src, bs, be, hg_f, 194, 7), hg_sub(o1, ps), ord, kind, width, hg_f);
+    hg_at<Checked>((*part), 0LL, hg_f, 193, 7) = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 193, 7), hg_sub<Checked>(src, bs, be, hg_f, 193, 7), hg_sub(o0, ps), ord, kind, width, hg_f);
+    hg_at<Checked>((*part), 1LL, hg_f, 194, 7) = mergePath<Checked, K>(hg_sub<Checked>(src, as, bs, hg_f, 194, 7), hg_sub<Checked>(src, bs, be, hg_f, 194, 7), hg_sub(o1, ps), ord, kind, width, hg_f);
   }
   hg_sync_threads();
   long long hg_t8 = (*part)[0LL];
@@ -3365,9 +3984,9 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
         if (x < la) {
           g = hg_add(hg_add(as, i0), x);
         }
-        hg_ref<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
+        hg_at<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
         if (pairs) {
-          hg_ref<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
+          hg_at<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
         }
       }
     } else {
@@ -3377,9 +3996,9 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
         if (x < la) {
           g = hg_add(hg_add(as, i0), x);
         }
-        hg_ref<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
+        hg_at<Checked>(sk, x, hg_f, 206, 7) = hg_ld<Checked>(src, g, hg_f, 206, 7);
         if (pairs) {
-          hg_ref<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
+          hg_at<Checked>((*si), x, hg_f, 208, 7) = hg_ld<Checked>(srcI, g, hg_f, 208, 7);
         }
       }
     }
@@ -3402,9 +4021,9 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
         } else {
           j = hg_add(j, 1LL);
         }
-        hg_ref<Checked>(sk, hg_add(tile, k), hg_f, 224, 7) = hg_ld<Checked>(sk, from, hg_f, 224, 7);
+        hg_at<Checked>(sk, hg_add(tile, k), hg_f, 224, 7) = hg_ld<Checked>(sk, from, hg_f, 224, 7);
         if (pairs) {
-          hg_ref<Checked>((*si), hg_add(tile, k), hg_f, 226, 7) = hg_ld<Checked>((*si), from, hg_f, 226, 7);
+          hg_at<Checked>((*si), hg_add(tile, k), hg_f, 226, 7) = hg_ld<Checked>((*si), from, hg_f, 226, 7);
         }
       }
     }
@@ -3421,17 +4040,17 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
       for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
         long long x = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
 #line 232 "kernels_merge.go"
-        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
+        hg_at<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
         if (pairs) {
-          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
+          hg_at<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
         }
       }
     } else {
       for (long long x = hg_i22; x < hg_b20; x = hg_add(x, hg_st21)) {
 #line 232 "kernels_merge.go"
-        hg_ref<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
+        hg_at<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
         if (pairs) {
-          hg_ref<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
+          hg_at<Checked>(dstI, hg_add(o0, x), hg_f, 234, 7) = hg_ld<Checked>((*si), hg_add(tile, x), hg_f, 234, 7);
         }
       }
     }
@@ -3444,7 +4063,7 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
   if (span > 0LL) {
     long long lo = hg_min(hg_mul(hg_global_x(), span), n);
     for (long long i = lo; i < hg_min(hg_add(lo, span), n); i = hg_add(i, 1LL)) {
-      hg_ref<Checked>(out, i, hg_f, 247, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 247, 7), hg_f, 247, 7);
+      hg_at<Checked>(out, i, hg_f, 247, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 247, 7), hg_f, 247, 7);
     }
     return;
   }
@@ -3458,12 +4077,362 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
 #line 252 "kernels_merge.go"
-        hg_ref<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
+        hg_at<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
       }
     } else {
       for (long long i = hg_i4; i < hg_b2; i = hg_add(i, hg_st3)) {
 #line 252 "kernels_merge.go"
-        hg_ref<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
+        hg_at<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
+      }
+    }
+  }
+}
+
+#line 30 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV bool pick(T x, T prev, bool f, long long i, int32_t pred, T a, hg_fault* hg_f) {
+  {
+    int32_t hg_tag2 = pred;
+#line 32 "kernels_select_sweep.go"
+    if (hg_tag2 == 0) {
+      return f;
+    } else if (hg_tag2 == 1) {
+      return (i == 0LL) || (x != prev);
+    } else if (hg_tag2 == 2) {
+      return x < a;
+    } else if (hg_tag2 == 3) {
+      return x <= a;
+    } else if (hg_tag2 == 4) {
+      return x > a;
+    } else if (hg_tag2 == 5) {
+      return x >= a;
+    } else if (hg_tag2 == 6) {
+      return x == a;
+    }
+  }
+#line 47 "kernels_select_sweep.go"
+  return x != a;
+}
+
+#line 213 "kernels_select_sweep.go"
+template <bool Checked> HG_DEV void selPublish(hg_slice<uint64_t> states, hg_slice<int64_t> heads, long long b, long long tiles, int64_t c, int64_t last, bool rle, hg_fault* hg_f) {
+  if (rle) {
+    hg_at<Checked>(heads, b, hg_f, 215, 11) = last;
+  }
+  if (b == 0LL) {
+    if (rle) {
+      hg_at<Checked>(heads, tiles, hg_f, 219, 11) = last;
+    }
+    hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, 0LL, hg_f, 221, 11)), 9223372036854775808ULL | (uint64_t)(c));
+    return;
+  }
+  hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, b, hg_f, 224, 11)), 4611686018427387904ULL | (uint64_t)(c));
+}
+
+#line 286 "kernels_select_sweep.go"
+template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f) {
+#line 286 "kernels_select_sweep.go"
+  return popc<Checked>((x & (-x)) - 1ULL, hg_f);
+}
+
+#line 235 "kernels_select_sweep.go"
+template <bool Checked> HG_DEV hg_tuple2<int64_t, int64_t> selLookBack(hg_slice<uint64_t> states, hg_slice<const int64_t> heads, long long b, long long tiles, bool rle, hg_fault* hg_f) {
+  long long hg_t1 = hg_warp_size();
+  long long hg_t2 = hg_lane();
+  long long ws = hg_t1;
+  long long lane = hg_t2;
+#line 237 "kernels_select_sweep.go"
+  int64_t excl = {};
+  int64_t last = -1LL;
+  long long j = hg_sub(hg_sub(b, 1LL), lane);
+  bool done = false;
+  while (!done) {
+    uint64_t s = 9223372036854775808ULL;
+    if (j >= 0LL) {
+      s = hg_atomic_load<1, 1>(hg_ptr(hg_at<Checked>(states, j, hg_f, 244, 11)));
+    }
+    if (!hg_any(s == 0ULL)) {
+      uint64_t pm = hg_ballot((s & 9223372036854775808ULL) != 0ULL);
+      long long k = ws;
+      if (pm != 0ULL) {
+        k = ctz<Checked>(pm, hg_f);
+      }
+      int64_t c = {};
+      int64_t h = -1LL;
+      if (lane <= k) {
+        c = (int64_t)(s & 4611686018427387903ULL);
+        if (rle && (j >= 0LL)) {
+          h = hg_ld<Checked>(heads, j, hg_f, 257, 11);
+          if (lane == k) {
+            h = hg_ld<Checked>(heads, hg_add(tiles, j), hg_f, 259, 11);
+          }
+        }
+      }
+      excl = hg_add(excl, hg_reduce_add_sync((unsigned long long)(18446744073709551615ULL), c));
+      if (rle) {
+        last = hg_max(last, hg_reduce_max_sync((unsigned long long)(18446744073709551615ULL), h));
+      }
+      done = pm != 0ULL;
+      j = hg_sub(j, ws);
+    }
+  }
+  return hg_tuple2<int64_t, int64_t>{excl, last};
+}
+
+#line 62 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV void selectSweep(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> counts, int32_t pred, T a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, hg_array<int32_t, 32>* warps, hg_array<int64_t, 4>* bcast, hg_fault* hg_f) {
+#line 64 "kernels_select_sweep.go"
+  long long hg_t1 = (long long)hg_bdim_x();
+  long long hg_t2 = (long long)hg_tid_x();
+  long long bd = hg_t1;
+  long long tid = hg_t2;
+#line 65 "kernels_select_sweep.go"
+  long long hg_t3 = hg_warp_size();
+  long long hg_t4 = hg_lane();
+  long long ws = hg_t3;
+  long long lane = hg_t4;
+#line 66 "kernels_select_sweep.go"
+  long long hg_t5 = hg_div<Checked>(tid, ws, hg_f, 66, 11);
+  long long hg_t6 = hg_div<Checked>(bd, ws, hg_f, 66, 11);
+  long long w = hg_t5;
+  long long nw = hg_t6;
+#line 67 "kernels_select_sweep.go"
+  long long n = in.n;
+  long long tiles = hg_sub(states.n, 1LL);
+  if (tid == 0LL) {
+    hg_at<Checked>((*bcast), 0LL, hg_f, 70, 11) = (int64_t)(hg_atomic_add(hg_ptr(hg_at<Checked>(states, tiles, hg_f, 70, 11)), 1ULL));
+  }
+  hg_sync_threads();
+  long long b = (long long)((*bcast)[0LL]);
+  long long lo = hg_mul(hg_mul(b, bd), items);
+#line 81 "kernels_select_sweep.go"
+  hg_array<T, 32> xs = {};
+  uint32_t fs = {};
+  #pragma unroll
+  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
+#line 84 "kernels_select_sweep.go"
+    {
+#line 84 "kernels_select_sweep.go"
+      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
+#line 84 "kernels_select_sweep.go"
+      if ((j < items) && (i < n)) {
+        hg_at<Checked>(xs, j, hg_f, 85, 11) = hg_ld<Checked>(in, i, hg_f, 85, 11);
+        if ((pred == 0) && (hg_ld<Checked>(flags, i, hg_f, 86, 11) != (uint8_t)0)) {
+          fs |= hg_shl<Checked>(1U, j, hg_f, 87, 11);
+        }
+      }
+    }
+  }
+#line 91 "kernels_select_sweep.go"
+  if (pred == 1) {
+    #pragma unroll
+    for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
+#line 93 "kernels_select_sweep.go"
+      if ((j < items) && (lane == hg_sub(ws, 1LL))) {
+        hg_at<Checked>((*lastOf), hg_add(hg_mul(j, nw), w), hg_f, 94, 11) = hg_ld<Checked>(xs, j, hg_f, 94, 11);
+      }
+    }
+    hg_sync_threads();
+  }
+  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 99, 11) - 1ULL;
+  uint32_t sel = {};
+  #pragma unroll
+  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
+#line 102 "kernels_select_sweep.go"
+    if (j < items) {
+      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
+      T prev = {};
+      if (pred == 1) {
+        prev = hg_shfl_up(hg_ld<Checked>(xs, j, hg_f, 106, 11), (long long)(1LL));
+        if ((lane == 0LL) && (i < n)) {
+          if ((w > 0LL) || (j > 0LL)) {
+            prev = hg_ld<Checked>((*lastOf), hg_sub(hg_add(hg_mul(j, nw), w), 1LL), hg_f, 109, 11);
+          } else if (i > 0LL) {
+            prev = hg_ld<Checked>(in, hg_sub(i, 1LL), hg_f, 111, 11);
+          }
+        }
+      }
+      bool on = (i < n) && pick<Checked, T>(hg_ld<Checked>(xs, j, hg_f, 115, 11), prev, (hg_shr<Checked>(fs, j, hg_f, 115, 11) & 1U) != 0U, i, pred, a, hg_f);
+      uint64_t m = hg_ballot(on);
+      if (on) {
+        sel |= hg_shl<Checked>(1U, j, hg_f, 118, 11);
+      }
+      if (lane == 0LL) {
+        hg_at<Checked>((*wc), hg_add(hg_mul(j, nw), w), hg_f, 121, 11) = (int32_t)(popc<Checked>(m, hg_f));
+      }
+    }
+  }
+  hg_sync_threads();
+#line 129 "kernels_select_sweep.go"
+  int32_t c = {};
+  if (tid < hg_mul(items, nw)) {
+    c = hg_ld<Checked>((*wc), tid, hg_f, 131, 11);
+  }
+  auto hg_m10 = blockScan<Checked, int32_t>(c, warps, hg_f);
+  int32_t pre = hg_m10.r0;
+  int32_t total = hg_m10.r1;
+#line 134 "kernels_select_sweep.go"
+  if (tid < hg_mul(items, nw)) {
+    hg_at<Checked>((*wc), tid, hg_f, 135, 11) = pre;
+  }
+  if ((!rle) && (tid == 0LL)) {
+    selPublish<Checked>(states, heads, b, tiles, (int64_t)(total), -1LL, rle, hg_f);
+  }
+  hg_sync_threads();
+  #pragma unroll
+  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
+#line 142 "kernels_select_sweep.go"
+    if (j < items) {
+#line 144 "kernels_select_sweep.go"
+      bool on = (hg_shr<Checked>(sel, j, hg_f, 144, 11) & 1U) != 0U;
+      int32_t r = hg_add(hg_ld<Checked>((*wc), hg_add(hg_mul(j, nw), w), hg_f, 145, 11), (int32_t)(popc<Checked>(hg_ballot(on) & lt, hg_f)));
+      {
+#line 146 "kernels_select_sweep.go"
+        long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
+#line 146 "kernels_select_sweep.go"
+        if (i < n) {
+          if (on) {
+            if (rle) {
+              hg_at<Checked>(shI, r, hg_f, 149, 11) = (int32_t)(hg_add(hg_mul(j, bd), tid));
+            } else {
+              hg_at<Checked>(sh, r, hg_f, 151, 11) = hg_ld<Checked>(xs, j, hg_f, 151, 11);
+            }
+          } else if (partition) {
+            hg_at<Checked>(sh, hg_sub(hg_add(total, (int32_t)(hg_add(hg_mul(j, bd), tid))), r), hg_f, 154, 11) = hg_ld<Checked>(xs, j, hg_f, 154, 11);
+          }
+        }
+      }
+    }
+  }
+#line 159 "kernels_select_sweep.go"
+  hg_sync_threads();
+  int64_t last = -1LL;
+  if (rle && (total > 0)) {
+    last = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(total, 1), hg_f, 162, 11)));
+  }
+  if (rle && (tid == 0LL)) {
+    selPublish<Checked>(states, heads, b, tiles, (int64_t)(total), last, rle, hg_f);
+  }
+#line 168 "kernels_select_sweep.go"
+  if (w == 0LL) {
+    auto hg_m12 = selLookBack<Checked>(states, hg_const(heads), b, tiles, rle, hg_f);
+    int64_t excl = hg_m12.r0;
+    int64_t prev = hg_m12.r1;
+#line 170 "kernels_select_sweep.go"
+    if (lane == 0LL) {
+      if (b > 0LL) {
+        if (rle) {
+          hg_at<Checked>(heads, hg_add(tiles, b), hg_f, 173, 11) = hg_max(prev, last);
+        }
+        hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, b, hg_f, 175, 11)), 9223372036854775808ULL | (uint64_t)(hg_add(excl, (int64_t)(total))));
+      }
+      int64_t hg_t13 = excl;
+      int64_t hg_t14 = prev;
+      hg_at<Checked>((*bcast), 1LL, hg_f, 177, 11) = hg_t13;
+      hg_at<Checked>((*bcast), 2LL, hg_f, 177, 11) = hg_t14;
+#line 178 "kernels_select_sweep.go"
+      if (b == hg_sub(tiles, 1LL)) {
+        hg_at<Checked>(num, 0LL, hg_f, 179, 11) = hg_add(excl, (int64_t)(total));
+        if (rle) {
+          hg_at<Checked>(counts, hg_sub(hg_add(excl, (int64_t)(total)), 1LL), hg_f, 181, 11) = hg_sub((int64_t)(n), hg_max(prev, last));
+        }
+      }
+    }
+  }
+  hg_sync_threads();
+  int64_t hg_t15 = (*bcast)[1LL];
+  int64_t hg_t16 = (*bcast)[2LL];
+  int64_t base = hg_t15;
+  int64_t prev = hg_t16;
+#line 188 "kernels_select_sweep.go"
+  long long lim = (long long)(total);
+  if (partition) {
+    lim = hg_min(hg_mul(bd, items), hg_sub(n, lo));
+  }
+  {
+    long long hg_i19 = tid;
+    long long hg_b17 = lim;
+    long long hg_st18 = bd;
+    if (hg_st18 > 0LL && hg_b17 <= 0x7fffffffffffffffLL - hg_st18 + 1LL) {
+      unsigned long long hg_n20 = hg_i19 < hg_b17 ? ((unsigned long long)hg_b17 - (unsigned long long)hg_i19 - 1ULL) / (unsigned long long)hg_st18 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k21 = 0; hg_k21 < hg_n20; hg_k21++) {
+        long long p = (long long)((unsigned long long)hg_i19 + hg_k21 * (unsigned long long)hg_st18);
+#line 193 "kernels_select_sweep.go"
+        int64_t q = hg_add(base, (int64_t)(p));
+        if (rle) {
+          int64_t i = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, p, hg_f, 195, 11)));
+          hg_at<Checked>(out, q, hg_f, 196, 11) = hg_ld<Checked>(in, i, hg_f, 196, 11);
+          if (q > 0LL) {
+            if (p > 0LL) {
+              prev = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(p, 1LL), hg_f, 199, 11)));
+            }
+            hg_at<Checked>(counts, hg_sub(q, 1LL), hg_f, 201, 11) = hg_sub(i, prev);
+          }
+        } else if (p < (long long)(total)) {
+          hg_at<Checked>(out, q, hg_f, 204, 11) = hg_ld<Checked>(sh, p, hg_f, 204, 11);
+        } else {
+          hg_at<Checked>(out, hg_sub(hg_add((int64_t)(hg_sub(hg_sub(n, 1LL), lo)), base), (int64_t)(hg_sub(p, (long long)(total)))), hg_f, 206, 11) = hg_ld<Checked>(sh, p, hg_f, 206, 11);
+        }
+      }
+    } else {
+      for (long long p = hg_i19; p < hg_b17; p = hg_add(p, hg_st18)) {
+#line 193 "kernels_select_sweep.go"
+        int64_t q = hg_add(base, (int64_t)(p));
+        if (rle) {
+          int64_t i = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, p, hg_f, 195, 11)));
+          hg_at<Checked>(out, q, hg_f, 196, 11) = hg_ld<Checked>(in, i, hg_f, 196, 11);
+          if (q > 0LL) {
+            if (p > 0LL) {
+              prev = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(p, 1LL), hg_f, 199, 11)));
+            }
+            hg_at<Checked>(counts, hg_sub(q, 1LL), hg_f, 201, 11) = hg_sub(i, prev);
+          }
+        } else if (p < (long long)(total)) {
+          hg_at<Checked>(out, q, hg_f, 204, 11) = hg_ld<Checked>(sh, p, hg_f, 204, 11);
+        } else {
+          hg_at<Checked>(out, hg_sub(hg_add((int64_t)(hg_sub(hg_sub(n, 1LL), lo)), base), (int64_t)(hg_sub(p, (long long)(total)))), hg_f, 206, 11) = hg_ld<Checked>(sh, p, hg_f, 206, 11);
+        }
+      }
+    }
+  }
+}
+
+#line 276 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV void selectReverse(hg_slice<T> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
+  long long s = (long long)(hg_ld<Checked>(num, 0LL, hg_f, 277, 11));
+  long long h = hg_sub(n, s) / 2LL;
+  {
+    long long hg_i3 = hg_global_x();
+    long long hg_b1 = h;
+    long long hg_st2 = hg_mul((long long)hg_bdim_x(), (long long)hg_gdim_x());
+    if (hg_st2 > 0LL && hg_b1 <= 0x7fffffffffffffffLL - hg_st2 + 1LL) {
+      unsigned long long hg_n4 = hg_i3 < hg_b1 ? ((unsigned long long)hg_b1 - (unsigned long long)hg_i3 - 1ULL) / (unsigned long long)hg_st2 + 1ULL : 0ULL;
+      #pragma unroll 4
+      for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
+        long long k = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
+#line 280 "kernels_select_sweep.go"
+        T hg_t7 = hg_ld<Checked>(out, hg_add(s, k), hg_f, 280, 11);
+        T hg_t8 = hg_ld<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 280, 11);
+        T x = hg_t7;
+        T y = hg_t8;
+#line 281 "kernels_select_sweep.go"
+        T hg_t9 = y;
+        T hg_t10 = x;
+        hg_at<Checked>(out, hg_add(s, k), hg_f, 281, 11) = hg_t9;
+        hg_at<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 281, 11) = hg_t10;
+      }
+    } else {
+      for (long long k = hg_i3; k < hg_b1; k = hg_add(k, hg_st2)) {
+#line 280 "kernels_select_sweep.go"
+        T hg_t12 = hg_ld<Checked>(out, hg_add(s, k), hg_f, 280, 11);
+        T hg_t13 = hg_ld<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 280, 11);
+        T x = hg_t12;
+        T y = hg_t13;
+#line 281 "kernels_select_sweep.go"
+        T hg_t14 = y;
+        T hg_t15 = x;
+        hg_at<Checked>(out, hg_add(s, k), hg_f, 281, 11) = hg_t14;
+        hg_at<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 281, 11) = hg_t15;
       }
     }
   }
@@ -3474,7 +4443,7 @@ template <bool Checked> HG_DEV uint64_t sweepFlip(long long width, bool desc, hg
   if (!desc) {
     return 0ULL;
   }
-  return hg_shr<Checked>(18446744073709551615ULL, hg_sub(64LL, width), hg_f, 49, 11);
+  return hg_shr<Checked>(18446744073709551615ULL, hg_sub(64LL, width), hg_f, 49, 12);
 }
 
 #line 54 "kernels_sort.go"
@@ -3492,19 +4461,19 @@ template <bool Checked, class K> HG_DEV uint32_t ordered32(K k, int32_t kind, lo
       }
       return b | 2147483648U;
     } else if (hg_tag2 == 1) {
-      return ((uint32_t)((int32_t)(k)) ^ hg_shl<Checked>(1U, hg_sub(width, 1LL), hg_f, 66, 11)) & hg_shr<Checked>(4294967295U, hg_sub(32LL, width), hg_f, 66, 11);
+      return ((uint32_t)((int32_t)(k)) ^ hg_shl<Checked>(1U, hg_sub(width, 1LL), hg_f, 66, 12)) & hg_shr<Checked>(4294967295U, hg_sub(32LL, width), hg_f, 66, 12);
     }
   }
 #line 68 "kernels_sort.go"
-  return (uint32_t)(k) & hg_shr<Checked>(4294967295U, hg_sub(32LL, width), hg_f, 68, 11);
+  return (uint32_t)(k) & hg_shr<Checked>(4294967295U, hg_sub(32LL, width), hg_f, 68, 12);
 }
 
 #line 73 "kernels_sort.go"
 template <bool Checked, class K> HG_DEV uint32_t sweepDigit(K k, int32_t kind, long long width, uint64_t flip, long long shift, uint32_t mask, hg_fault* hg_f) {
   if (width <= 32LL) {
-    return hg_shr<Checked>(ordered32<Checked, K>(k, kind, width, hg_f) ^ (uint32_t)(flip), shift & 31LL, hg_f, 75, 11) & mask;
+    return hg_shr<Checked>(ordered32<Checked, K>(k, kind, width, hg_f) ^ (uint32_t)(flip), shift & 31LL, hg_f, 75, 12) & mask;
   }
-  return (uint32_t)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, false, hg_f) ^ flip, shift & 63LL, hg_f, 77, 11)) & mask;
+  return (uint32_t)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, false, hg_f) ^ flip, shift & 63LL, hg_f, 77, 12)) & mask;
 }
 
 #line 92 "kernels_sort.go"
@@ -3526,12 +4495,12 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
 #line 97 "kernels_sort.go"
-        hg_ref<Checked>((*bins), i, hg_f, 97, 11) = 0U;
+        hg_at<Checked>((*bins), i, hg_f, 97, 12) = 0U;
       }
     } else {
       for (long long i = hg_i5; i < hg_b3; i = hg_add(i, hg_st4)) {
 #line 97 "kernels_sort.go"
-        hg_ref<Checked>((*bins), i, hg_f, 97, 11) = 0U;
+        hg_at<Checked>((*bins), i, hg_f, 97, 12) = 0U;
       }
     }
   }
@@ -3560,16 +4529,20 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
         long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
 #line 108 "kernels_sort.go"
-        K k = hg_ld<Checked>(keys, i, hg_f, 108, 11);
+        K k = hg_ld<Checked>(keys, i, hg_f, 108, 12);
 #line 110 "kernels_sort.go"
         for (long long p = 0LL; p < (width / 8LL); p = hg_add(p, 1LL)) {
           if (p < passes) {
             long long shift = hg_add(begin, hg_mul(8LL, p));
-            long long d = hg_add(hg_mul(p, 256LL), (long long)(sweepDigit<Checked, K>(k, kind, width, flip, shift, hg_shl<Checked>(1U, hg_min(8LL, hg_sub(end, shift)), hg_f, 113, 11) - 1U, hg_f)));
+            long long d = hg_add(hg_mul(p, 256LL), (long long)(sweepDigit<Checked, K>(k, kind, width, flip, shift, hg_shl<Checked>(1U, hg_min(8LL, hg_sub(end, shift)), hg_f, 113, 12) - 1U, hg_f)));
             if (bd == 1LL) {
-              hg_ref<Checked>((*bins), d, hg_f, 115, 11) += 1U;
+              {
+                auto hg_r20 = hg_at<Checked>((*bins), d, hg_f, 115, 12);
+                hg_r20 = hg_r20.get() + 1U;
+              }
             } else {
-              hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 117, 11), 1U);
+#line 117 "kernels_sort.go"
+              hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), d, hg_f, 117, 12)), 1U);
             }
           }
         }
@@ -3577,16 +4550,20 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
     } else {
       for (long long i = hg_i15; i < hg_b13; i = hg_add(i, hg_st14)) {
 #line 108 "kernels_sort.go"
-        K k = hg_ld<Checked>(keys, i, hg_f, 108, 11);
+        K k = hg_ld<Checked>(keys, i, hg_f, 108, 12);
 #line 110 "kernels_sort.go"
         for (long long p = 0LL; p < (width / 8LL); p = hg_add(p, 1LL)) {
           if (p < passes) {
             long long shift = hg_add(begin, hg_mul(8LL, p));
-            long long d = hg_add(hg_mul(p, 256LL), (long long)(sweepDigit<Checked, K>(k, kind, width, flip, shift, hg_shl<Checked>(1U, hg_min(8LL, hg_sub(end, shift)), hg_f, 113, 11) - 1U, hg_f)));
+            long long d = hg_add(hg_mul(p, 256LL), (long long)(sweepDigit<Checked, K>(k, kind, width, flip, shift, hg_shl<Checked>(1U, hg_min(8LL, hg_sub(end, shift)), hg_f, 113, 12) - 1U, hg_f)));
             if (bd == 1LL) {
-              hg_ref<Checked>((*bins), d, hg_f, 115, 11) += 1U;
+              {
+                auto hg_r23 = hg_at<Checked>((*bins), d, hg_f, 115, 12);
+                hg_r23 = hg_r23.get() + 1U;
+              }
             } else {
-              hg_atomic_add(&hg_ref<Checked>((*bins), d, hg_f, 117, 11), 1U);
+#line 117 "kernels_sort.go"
+              hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), d, hg_f, 117, 12)), 1U);
             }
           }
         }
@@ -3596,33 +4573,33 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
 #line 122 "kernels_sort.go"
   hg_sync_threads();
   {
-    long long hg_i24 = tid;
-    long long hg_b22 = hg_mul(passes, 256LL);
-    long long hg_st23 = bd;
-    if (hg_st23 > 0LL && hg_b22 <= 0x7fffffffffffffffLL - hg_st23 + 1LL) {
-      unsigned long long hg_n25 = hg_i24 < hg_b22 ? ((unsigned long long)hg_b22 - (unsigned long long)hg_i24 - 1ULL) / (unsigned long long)hg_st23 + 1ULL : 0ULL;
+    long long hg_i26 = tid;
+    long long hg_b24 = hg_mul(passes, 256LL);
+    long long hg_st25 = bd;
+    if (hg_st25 > 0LL && hg_b24 <= 0x7fffffffffffffffLL - hg_st25 + 1LL) {
+      unsigned long long hg_n27 = hg_i26 < hg_b24 ? ((unsigned long long)hg_b24 - (unsigned long long)hg_i26 - 1ULL) / (unsigned long long)hg_st25 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
-        long long i = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
+      for (unsigned long long hg_k28 = 0; hg_k28 < hg_n27; hg_k28++) {
+        long long i = (long long)((unsigned long long)hg_i26 + hg_k28 * (unsigned long long)hg_st25);
 #line 124 "kernels_sort.go"
         {
 #line 124 "kernels_sort.go"
-          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 124, 11);
+          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 124, 12);
 #line 124 "kernels_sort.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 125, 11), c);
+            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 125, 12)), c);
           }
         }
       }
     } else {
-      for (long long i = hg_i24; i < hg_b22; i = hg_add(i, hg_st23)) {
+      for (long long i = hg_i26; i < hg_b24; i = hg_add(i, hg_st25)) {
 #line 124 "kernels_sort.go"
         {
 #line 124 "kernels_sort.go"
-          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 124, 11);
+          uint32_t c = hg_ld<Checked>((*bins), i, hg_f, 124, 12);
 #line 124 "kernels_sort.go"
           if (c != 0U) {
-            hg_atomic_add(&hg_ref<Checked>(hist, i, hg_f, 125, 11), c);
+            hg_atomic_add(hg_ptr(hg_at<Checked>(hist, i, hg_f, 125, 12)), c);
           }
         }
       }
@@ -3647,19 +4624,19 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   long long ws = hg_t1;
   long long lane = hg_t2;
 #line 165 "kernels_sort.go"
-  long long hg_t3 = hg_div<Checked>(tid, ws, hg_f, 165, 11);
-  long long hg_t4 = hg_div<Checked>(block, ws, hg_f, 165, 11);
+  long long hg_t3 = hg_div<Checked>(tid, ws, hg_f, 165, 12);
+  long long hg_t4 = hg_div<Checked>(block, ws, hg_f, 165, 12);
   long long w = hg_t3;
   long long nw = hg_t4;
 #line 166 "kernels_sort.go"
   long long n = keysIn.n;
-  uint32_t mask = hg_shl<Checked>(1U, bits, hg_f, 167, 11) - 1U;
+  uint32_t mask = hg_shl<Checked>(1U, bits, hg_f, 167, 12) - 1U;
   uint64_t flip = sweepFlip<Checked>(width, desc, hg_f);
   long long half = states.n / 2LL;
-  long long b = hg_ordered_block_id(&hg_ref<Checked>(meta, hg_add(2048LL, p), hg_f, 170, 11));
+  long long b = hg_ordered_block_id(hg_ptr(hg_at<Checked>(meta, hg_add(2048LL, p), hg_f, 170, 12)));
   long long cur = hg_add(hg_mul(p % 2LL, half), hg_mul(b, 256LL));
   if (tid < 256LL) {
-    hg_ref<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 173, 11) = 0U;
+    hg_at<Checked>(states, hg_add(hg_add(hg_mul(hg_sub(1LL, p % 2LL), half), hg_mul(b, 256LL)), tid), hg_f, 173, 12) = 0U;
   }
   {
     long long hg_i7 = tid;
@@ -3671,12 +4648,12 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       for (unsigned long long hg_k9 = 0; hg_k9 < hg_n8; hg_k9++) {
         long long x = (long long)((unsigned long long)hg_i7 + hg_k9 * (unsigned long long)hg_st6);
 #line 176 "kernels_sort.go"
-        hg_ref<Checked>(wcnt, x, hg_f, 176, 11) = 0U;
+        hg_at<Checked>(wcnt, x, hg_f, 176, 12) = 0U;
       }
     } else {
       for (long long x = hg_i7; x < hg_b5; x = hg_add(x, hg_st6)) {
 #line 176 "kernels_sort.go"
-        hg_ref<Checked>(wcnt, x, hg_f, 176, 11) = 0U;
+        hg_at<Checked>(wcnt, x, hg_f, 176, 12) = 0U;
       }
     }
   }
@@ -3696,7 +4673,7 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       long long i = hg_add(first, hg_mul(j, ws));
 #line 189 "kernels_sort.go"
       if (i < n) {
-        hg_ref<Checked>(ks, j, hg_f, 190, 11) = hg_ld<Checked>(keysIn, i, hg_f, 190, 11);
+        hg_at<Checked>(ks, j, hg_f, 190, 12) = hg_ld<Checked>(keysIn, i, hg_f, 190, 12);
       }
     }
   }
@@ -3705,13 +4682,13 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   long long sl = hg_t13;
   long long sh = hg_t14;
 #line 195 "kernels_sort.go"
-  hg_slice<uint32_t> row = hg_sub<Checked>(wcnt, hg_mul(w, 256LL), hg_add(hg_mul(w, 256LL), 256LL), hg_f, 195, 11);
+  hg_slice<uint32_t> row = hg_sub<Checked>(wcnt, hg_mul(w, 256LL), hg_add(hg_mul(w, 256LL), 256LL), hg_f, 195, 12);
 #line 197 "kernels_sort.go"
   #pragma unroll
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
 #line 198 "kernels_sort.go"
     bool valid = hg_add(first, hg_mul(j, ws)) < n;
-    uint32_t d = sweepDigit<Checked, K>(hg_ld<Checked>(ks, j, hg_f, 199, 11), kind, width, flip, shift, mask, hg_f);
+    uint32_t d = sweepDigit<Checked, K>(hg_ld<Checked>(ks, j, hg_f, 199, 12), kind, width, flip, shift, mask, hg_f);
 #line 203 "kernels_sort.go"
     uint64_t v = hg_ballot(valid);
     uint32_t hg_t16 = (uint32_t)(v);
@@ -3722,36 +4699,36 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
     #pragma unroll
     for (long long bit = 0LL; bit < 8LL; bit = hg_add(bit, 1LL)) {
 #line 207 "kernels_sort.go"
-      uint32_t on = hg_shr<Checked>(d, bit, hg_f, 207, 11) & 1U;
+      uint32_t on = hg_shr<Checked>(d, bit, hg_f, 207, 12) & 1U;
       uint64_t m = hg_ballot(on == 1U);
       lo32 &= (uint32_t)(m) ^ (on - 1U);
       hi32 &= (uint32_t)(m >> 32LL) ^ (on - 1U);
     }
 #line 214 "kernels_sort.go"
     uint32_t all = popc32<Checked>(lo32, hg_f) + popc32<Checked>(hi32, hg_f);
-    uint32_t below = (all - popc32<Checked>(hg_shr<Checked>(lo32, sl, hg_f, 215, 11), hg_f)) - popc32<Checked>(hg_shr<Checked>(hi32, sh, hg_f, 215, 11), hg_f);
+    uint32_t below = (all - popc32<Checked>(hg_shr<Checked>(lo32, sl, hg_f, 215, 12), hg_f)) - popc32<Checked>(hg_shr<Checked>(hi32, sh, hg_f, 215, 12), hg_f);
     uint32_t pre = {};
     if (valid) {
-      pre = hg_ld<Checked>(row, d, hg_f, 218, 11);
+      pre = hg_ld<Checked>(row, d, hg_f, 218, 12);
     }
     hg_sync_warp();
     if (valid && (below == 0U)) {
-      hg_ref<Checked>(row, d, hg_f, 222, 11) = pre + all;
+      hg_at<Checked>(row, d, hg_f, 222, 12) = pre + all;
     }
     hg_sync_warp();
-    hg_ref<Checked>(rk, j, hg_f, 225, 11) = pre + below;
+    hg_at<Checked>(rk, j, hg_f, 225, 12) = pre + below;
   }
   hg_sync_threads();
 #line 233 "kernels_sort.go"
   uint32_t tot = {};
   if (tid < 256LL) {
     for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
-      uint32_t c = hg_ld<Checked>(wcnt, hg_add(hg_mul(x, 256LL), tid), hg_f, 236, 11);
-      hg_ref<Checked>(wcnt, hg_add(hg_mul(x, 256LL), tid), hg_f, 237, 11) = tot;
+      uint32_t c = hg_ld<Checked>(wcnt, hg_add(hg_mul(x, 256LL), tid), hg_f, 236, 12);
+      hg_at<Checked>(wcnt, hg_add(hg_mul(x, 256LL), tid), hg_f, 237, 12) = tot;
       tot += c;
     }
     if (b != 0LL) {
-      hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 241, 11), 1073741824U | tot);
+      hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, hg_add(cur, tid), hg_f, 241, 12)), 1073741824U | tot);
     }
   }
   auto hg_m20 = blockScan<Checked, uint32_t>(tot, warps, hg_f);
@@ -3760,11 +4737,11 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   if (tid < 256LL) {
     uint32_t excl = {};
     if (b == 0LL) {
-      excl = hg_ld<Checked>(meta, hg_add(hg_mul(p, 256LL), tid), hg_f, 248, 11);
+      excl = hg_ld<Checked>(meta, hg_add(hg_mul(p, 256LL), tid), hg_f, 248, 12);
     } else {
       long long j = hg_add(hg_sub(cur, 256LL), tid);
       for (;;) {
-        uint32_t s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 252, 11));
+        uint32_t s = hg_atomic_load<1, 1>(hg_ptr(hg_at<Checked>(states, j, hg_f, 252, 12)));
         if ((s & 2147483648U) != 0U) {
           excl += s & 1073741823U;
           break;
@@ -3775,10 +4752,10 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
         }
       }
     }
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, hg_add(cur, tid), hg_f, 263, 11), 2147483648U | (excl + tot));
-    hg_ref<Checked>((*start), tid, hg_f, 264, 11) = st;
+    hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, hg_add(cur, tid), hg_f, 263, 12)), 2147483648U | (excl + tot));
+    hg_at<Checked>((*start), tid, hg_f, 264, 12) = st;
 #line 268 "kernels_sort.go"
-    hg_ref<Checked>((*base), tid, hg_f, 268, 11) = excl - st;
+    hg_at<Checked>((*base), tid, hg_f, 268, 12) = excl - st;
   }
   hg_sync_threads();
 #line 273 "kernels_sort.go"
@@ -3786,10 +4763,10 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
 #line 274 "kernels_sort.go"
     if (hg_add(first, hg_mul(j, ws)) < n) {
-      uint32_t d = sweepDigit<Checked, K>(hg_ld<Checked>(ks, j, hg_f, 275, 11), kind, width, flip, shift, mask, hg_f);
-      uint32_t q = (hg_ld<Checked>((*start), d, hg_f, 276, 11) + hg_ld<Checked>(row, d, hg_f, 276, 11)) + hg_ld<Checked>(rk, j, hg_f, 276, 11);
-      hg_ref<Checked>(sk, q, hg_f, 277, 11) = hg_ld<Checked>(ks, j, hg_f, 277, 11);
-      hg_ref<Checked>(rk, j, hg_f, 278, 11) = q;
+      uint32_t d = sweepDigit<Checked, K>(hg_ld<Checked>(ks, j, hg_f, 275, 12), kind, width, flip, shift, mask, hg_f);
+      uint32_t q = (hg_ld<Checked>((*start), d, hg_f, 276, 12) + hg_ld<Checked>(row, d, hg_f, 276, 12)) + hg_ld<Checked>(rk, j, hg_f, 276, 12);
+      hg_at<Checked>(sk, q, hg_f, 277, 12) = hg_ld<Checked>(ks, j, hg_f, 277, 12);
+      hg_at<Checked>(rk, j, hg_f, 278, 12) = q;
     }
   }
   hg_sync_threads();
@@ -3805,9 +4782,9 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       long long i = hg_add(hg_mul(j, block), tid);
 #line 288 "kernels_sort.go"
       if (i < m) {
-        K k = hg_ld<Checked>(sk, i, hg_f, 289, 11);
-        hg_ref<Checked>(to, j, hg_f, 290, 11) = hg_ld<Checked>((*base), sweepDigit<Checked, K>(k, kind, width, flip, shift, mask, hg_f), hg_f, 290, 11) + (uint32_t)(i);
-        hg_ref<Checked>(keysOut, hg_ld<Checked>(to, j, hg_f, 291, 11), hg_f, 291, 11) = k;
+        K k = hg_ld<Checked>(sk, i, hg_f, 289, 12);
+        hg_at<Checked>(to, j, hg_f, 290, 12) = hg_ld<Checked>((*base), sweepDigit<Checked, K>(k, kind, width, flip, shift, mask, hg_f), hg_f, 290, 12) + (uint32_t)(i);
+        hg_at<Checked>(keysOut, hg_ld<Checked>(to, j, hg_f, 291, 12), hg_f, 291, 12) = k;
       }
     }
   }
@@ -3824,7 +4801,7 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       long long i = hg_add(first, hg_mul(j, ws));
 #line 299 "kernels_sort.go"
       if (i < n) {
-        hg_ref<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 300, 11), hg_f, 300, 11) = hg_ld<Checked>(valsIn, i, hg_f, 300, 11);
+        hg_at<Checked>(sv, hg_ld<Checked>(rk, j, hg_f, 300, 12), hg_f, 300, 12) = hg_ld<Checked>(valsIn, i, hg_f, 300, 12);
       }
     }
   }
@@ -3839,7 +4816,7 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       long long i = hg_add(hg_mul(j, block), tid);
 #line 306 "kernels_sort.go"
       if (i < m) {
-        hg_ref<Checked>(valsOut, hg_ld<Checked>(to, j, hg_f, 307, 11), hg_f, 307, 11) = hg_ld<Checked>(sv, i, hg_f, 307, 11);
+        hg_at<Checked>(valsOut, hg_ld<Checked>(to, j, hg_f, 307, 12), hg_f, 307, 12) = hg_ld<Checked>(sv, i, hg_f, 307, 12);
       }
     }
   }
@@ -3876,7 +4853,7 @@ template <bool Checked> HG_DEV void runLengths(hg_slice<const int64_t> heads, hg
         if (hg_add(j, 1LL) < r) {
           end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 10);
         }
-        hg_ref<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
+        hg_at<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
       }
     } else {
       for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
@@ -3885,7 +4862,7 @@ template <bool Checked> HG_DEV void runLengths(hg_slice<const int64_t> heads, hg
         if (hg_add(j, 1LL) < r) {
           end = hg_ld<Checked>(heads, hg_add(j, 1LL), hg_f, 166, 10);
         }
-        hg_ref<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
+        hg_at<Checked>(counts, j, hg_f, 168, 10) = hg_sub(end, hg_ld<Checked>(heads, j, hg_f, 168, 10));
       }
     }
   }
@@ -3895,7 +4872,9 @@ extern "C" __global__ void run_lengths(const int64_t* heads_p, const int64_t* nu
   runLengths<false>(hg_bare(heads_p), hg_bare(num_p), hg_bare(counts_p), n, span, nullptr);
 }
 extern "C" __global__ void run_lengths_checked(const int64_t* heads_p, const int64_t* num_p, int64_t* counts_p, long long n, long long span, long long heads_n, long long num_n, long long counts_n, hg_fault* hg_f) {
-  runLengths<true>(hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), hg_make_slice(counts_p, counts_n), n, span, hg_f);
+  hg_fault hg_own = {};
+  runLengths<true>(hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), hg_make_slice(counts_p, counts_n), n, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 135 "kernels_sort.go"
@@ -3906,13 +4885,13 @@ template <bool Checked> HG_DEV void sweepScan(hg_slice<uint32_t> hist, hg_fault*
   long long i = hg_add(hg_mul((long long)hg_bid_x(), 256LL), (long long)hg_tid_x());
   uint32_t c = {};
   if ((long long)hg_tid_x() < 256LL) {
-    c = hg_ld<Checked>(hist, i, hg_f, 140, 11);
+    c = hg_ld<Checked>(hist, i, hg_f, 140, 12);
   }
   auto hg_m1 = blockScan<Checked, uint32_t>(c, warps, hg_f);
   uint32_t e = hg_m1.r0;
 #line 143 "kernels_sort.go"
   if ((long long)hg_tid_x() < 256LL) {
-    hg_ref<Checked>(hist, i, hg_f, 144, 11) = e;
+    hg_at<Checked>(hist, i, hg_f, 144, 12) = e;
   }
 }
 
@@ -3920,7 +4899,9 @@ extern "C" __global__ void __launch_bounds__(256) sweep_scan(uint32_t* hist_p) {
   sweepScan<false>(hg_bare(hist_p), nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_scan_checked(uint32_t* hist_p, long long hist_n, hg_fault* hg_f) {
-  sweepScan<true>(hg_make_slice(hist_p, hist_n), hg_f);
+  hg_fault hg_own = {};
+  sweepScan<true>(hg_make_slice(hist_p, hist_n), &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 10 "kernels_types.go"
@@ -3939,7 +4920,9 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_i32(const int32_t* in_
   reduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 22 "kernels_types.go"
@@ -3965,7 +4948,9 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i32(const int32_t*
   argReduceI32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i32_checked(const int32_t* in_p, long long in_n, const int64_t* inI_p, int32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 36 "kernels_types.go"
@@ -3980,7 +4965,9 @@ extern "C" __global__ void scan_up_i32(const int32_t* in_p, long long in_n, int3
   scanUpI32<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_i32_checked(const int32_t* in_p, long long in_n, int32_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 44 "kernels_types.go"
@@ -3996,29 +4983,75 @@ extern "C" __global__ void scan_i32(const int32_t* in_p, long long in_n, int32_t
   scanI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, const int32_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 53 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void scanLBI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
 #line 55 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_bcast;
   hg_array<int32_t, 32>* bcast = &hg_shared_bcast;
 #line 56 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 57 "kernels_types.go"
   hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
-  scanLookBack<Checked, int32_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec4<Checked, int32_t>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, int32_t>(agg, incl, states, exclusive, b, tile, true, 1, sh, warps, bcast, hg_f);
+  lbStoreVec4<Checked, int32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbi32(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t* agg_p, int32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbi32(const int32_t* in_p, long long in_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbi32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, int32_t* agg_p, int32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+extern "C" __global__ void scan_lbi32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  scanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 63 "kernels_types.go"
+#line 68 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> heads, hg_slice<int32_t> out, hg_slice<int32_t> agg, hg_slice<int32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 70 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 71 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsV;
+  hg_array<int32_t, 32>* warpsV = &hg_shared_warpsV;
+#line 72 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_bcast;
+  hg_array<int32_t, 32>* bcast = &hg_shared_bcast;
+#line 73 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 74 "kernels_types.go"
+  hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec4<Checked, int32_t>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, int32_t>(agg, incl, states, exclusive, b, tile, true, 1, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec4<Checked, int32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbi32(const int32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbi32_checked(const int32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int32_t* out_p, long long out_n, int32_t* agg_p, int32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  segScanLBI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 86 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, int32_t op, int32_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, int32_t>(in, out, op, a, hg_f);
@@ -4031,10 +5064,12 @@ extern "C" __global__ void unary_i32(const int32_t* in_p, int32_t* out_p, long l
   unaryI32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_i32_checked(const int32_t* in_p, int32_t* out_p, long long out_n, int32_t op, int32_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 74 "kernels_types.go"
+#line 97 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryI32(hg_slice<const int32_t> x, hg_slice<const int32_t> y, hg_slice<int32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, int32_t>(x, y, out, op, hg_f);
@@ -4047,14 +5082,16 @@ extern "C" __global__ void binary_i32(const int32_t* x_p, const int32_t* y_p, in
   binaryI32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_i32_checked(const int32_t* x_p, const int32_t* y_p, int32_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryI32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryI32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 85 "kernels_types.go"
+#line 108 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceI32(hg_slice<const int32_t> in, hg_slice<const int64_t> offs, hg_slice<int32_t> out, int32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int32_t, 32> hg_shared_warps;
   hg_array<int32_t, 32>* warps = &hg_shared_warps;
-#line 87 "kernels_types.go"
+#line 110 "kernels_types.go"
   segReduce<Checked, int32_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4062,14 +5099,16 @@ extern "C" __global__ void seg_reduce_i32(const int32_t* in_p, long long in_n, c
   segReduceI32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_i32_checked(const int32_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, int32_t* out_p, int32_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 93 "kernels_types.go"
+#line 116 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int32_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 95 "kernels_types.go"
+#line 118 "kernels_types.go"
   selectCount<Checked, int32_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4077,17 +5116,19 @@ extern "C" __global__ void select_count_i32(const int32_t* in_p, long long in_n,
   selectCountI32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, int32_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 101 "kernels_types.go"
+#line 124 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 103 "kernels_types.go"
+#line 126 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 104 "kernels_types.go"
+#line 127 "kernels_types.go"
   selectScatter<Checked, int32_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4095,21 +5136,23 @@ extern "C" __global__ void select_scatter_i32(const int32_t* in_p, long long in_
   selectScatterI32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int32_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, int32_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 110 "kernels_types.go"
+#line 133 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> heads, hg_slice<int32_t> out, hg_slice<int32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 113 "kernels_types.go"
+#line 136 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 114 "kernels_types.go"
+#line 137 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsV;
   hg_array<int32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 115 "kernels_types.go"
+#line 138 "kernels_types.go"
   segScanTiles<Checked, int32_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4117,14 +5160,16 @@ extern "C" __global__ void seg_scan_i32(const int32_t* in_p, long long in_n, con
   segScanI32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* heads_p, int32_t* out_p, int32_t* sums_p, uint8_t* sumHeads_p, const int32_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 121 "kernels_types.go"
+#line 144 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 123 "kernels_types.go"
+#line 146 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, uint32_t>(accumulateVec4<Checked, uint32_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4136,22 +5181,24 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u32(const uint32_t* in
   reduceU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 133 "kernels_types.go"
+#line 156 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> inI, hg_slice<uint32_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
   hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 135 "kernels_types.go"
+#line 158 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 136 "kernels_types.go"
+#line 159 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec4<Checked, uint32_t>(in, isMax, hg_f);
     uint32_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 138 "kernels_types.go"
+#line 161 "kernels_types.go"
     argReduceOut<Checked, uint32_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, uint32_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4162,14 +5209,16 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u32(const uint32_t
   argReduceU32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u32_checked(const uint32_t* in_p, long long in_n, const int64_t* inI_p, uint32_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 147 "kernels_types.go"
+#line 170 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 149 "kernels_types.go"
+#line 172 "kernels_types.go"
   tileSum<Checked, uint32_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4177,14 +5226,16 @@ extern "C" __global__ void scan_up_u32(const uint32_t* in_p, long long in_n, uin
   scanUpU32<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 155 "kernels_types.go"
+#line 178 "kernels_types.go"
 template <bool Checked> HG_DEV void scanU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<const uint32_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 157 "kernels_types.go"
+#line 180 "kernels_types.go"
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   scanTiles<Checked, uint32_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4193,29 +5244,75 @@ extern "C" __global__ void scan_u32(const uint32_t* in_p, long long in_n, uint32
   scanU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, const uint32_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 164 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 187 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 166 "kernels_types.go"
+#line 189 "kernels_types.go"
   __shared__ hg_array<uint32_t, 32> hg_shared_bcast;
   hg_array<uint32_t, 32>* bcast = &hg_shared_bcast;
-#line 167 "kernels_types.go"
+#line 190 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 191 "kernels_types.go"
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
-  scanLookBack<Checked, uint32_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec4<Checked, uint32_t>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, uint32_t>(agg, incl, states, exclusive, b, tile, true, 0, sh, warps, bcast, hg_f);
+  lbStoreVec4<Checked, uint32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbu32(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* agg_p, uint32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbu32(const uint32_t* in_p, long long in_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBU32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbu32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* agg_p, uint32_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+extern "C" __global__ void scan_lbu32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  scanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 174 "kernels_types.go"
+#line 202 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> heads, hg_slice<uint32_t> out, hg_slice<uint32_t> agg, hg_slice<uint32_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 204 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 205 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
+  hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
+#line 206 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 32> hg_shared_bcast;
+  hg_array<uint32_t, 32>* bcast = &hg_shared_bcast;
+#line 207 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 208 "kernels_types.go"
+  hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec4<Checked, uint32_t>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, uint32_t>(agg, incl, states, exclusive, b, tile, true, 0, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec4<Checked, uint32_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbu32(const uint32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBU32<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbu32_checked(const uint32_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint32_t* out_p, long long out_n, uint32_t* agg_p, uint32_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  segScanLBU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 220 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, int32_t op, uint32_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, uint32_t>(in, out, op, a, hg_f);
@@ -4228,10 +5325,12 @@ extern "C" __global__ void unary_u32(const uint32_t* in_p, uint32_t* out_p, long
   unaryU32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_u32_checked(const uint32_t* in_p, uint32_t* out_p, long long out_n, int32_t op, uint32_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 185 "kernels_types.go"
+#line 231 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryU32(hg_slice<const uint32_t> x, hg_slice<const uint32_t> y, hg_slice<uint32_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, uint32_t>(x, y, out, op, hg_f);
@@ -4244,14 +5343,16 @@ extern "C" __global__ void binary_u32(const uint32_t* x_p, const uint32_t* y_p, 
   binaryU32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_u32_checked(const uint32_t* x_p, const uint32_t* y_p, uint32_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryU32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryU32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 196 "kernels_types.go"
+#line 242 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceU32(hg_slice<const uint32_t> in, hg_slice<const int64_t> offs, hg_slice<uint32_t> out, uint32_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
-#line 198 "kernels_types.go"
+#line 244 "kernels_types.go"
   segReduce<Checked, uint32_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4259,14 +5360,16 @@ extern "C" __global__ void seg_reduce_u32(const uint32_t* in_p, long long in_n, 
   segReduceU32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_u32_checked(const uint32_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, uint32_t* out_p, uint32_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 204 "kernels_types.go"
+#line 250 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint32_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 206 "kernels_types.go"
+#line 252 "kernels_types.go"
   selectCount<Checked, uint32_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4274,17 +5377,19 @@ extern "C" __global__ void select_count_u32(const uint32_t* in_p, long long in_n
   selectCountU32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, uint32_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 212 "kernels_types.go"
+#line 258 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<uint32_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint32_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 214 "kernels_types.go"
+#line 260 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 215 "kernels_types.go"
+#line 261 "kernels_types.go"
   selectScatter<Checked, uint32_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4292,21 +5397,23 @@ extern "C" __global__ void select_scatter_u32(const uint32_t* in_p, long long in
   selectScatterU32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, uint32_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, uint32_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 221 "kernels_types.go"
+#line 267 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> heads, hg_slice<uint32_t> out, hg_slice<uint32_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint32_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 224 "kernels_types.go"
+#line 270 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 225 "kernels_types.go"
+#line 271 "kernels_types.go"
   __shared__ hg_array<uint32_t, 32> hg_shared_warpsV;
   hg_array<uint32_t, 32>* warpsV = &hg_shared_warpsV;
-#line 226 "kernels_types.go"
+#line 272 "kernels_types.go"
   segScanTiles<Checked, uint32_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4314,14 +5421,16 @@ extern "C" __global__ void seg_scan_u32(const uint32_t* in_p, long long in_n, co
   segScanU32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* heads_p, uint32_t* out_p, uint32_t* sums_p, uint8_t* sumHeads_p, const uint32_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 232 "kernels_types.go"
+#line 278 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 234 "kernels_types.go"
+#line 280 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, int64_t>(accumulateVec2<Checked, int64_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4333,22 +5442,24 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_i64(const int64_t* in_
   reduceI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 244 "kernels_types.go"
+#line 290 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> inI, hg_slice<int64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
   hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 246 "kernels_types.go"
+#line 292 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 247 "kernels_types.go"
+#line 293 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, int64_t>(in, isMax, hg_f);
     int64_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 249 "kernels_types.go"
+#line 295 "kernels_types.go"
     argReduceOut<Checked, int64_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, int64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4359,14 +5470,16 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i64(const int64_t*
   argReduceI64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_i64_checked(const int64_t* in_p, long long in_n, const int64_t* inI_p, int64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 258 "kernels_types.go"
+#line 304 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpI64(hg_slice<const int64_t> in, hg_slice<int64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 260 "kernels_types.go"
+#line 306 "kernels_types.go"
   tileSum<Checked, int64_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4374,14 +5487,16 @@ extern "C" __global__ void scan_up_i64(const int64_t* in_p, long long in_n, int6
   scanUpI64<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_i64_checked(const int64_t* in_p, long long in_n, int64_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 266 "kernels_types.go"
+#line 312 "kernels_types.go"
 template <bool Checked> HG_DEV void scanI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<const int64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 268 "kernels_types.go"
+#line 314 "kernels_types.go"
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   scanTiles<Checked, int64_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4390,29 +5505,75 @@ extern "C" __global__ void scan_i64(const int64_t* in_p, long long in_n, int64_t
   scanI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, const int64_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 275 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 321 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 277 "kernels_types.go"
+#line 323 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_bcast;
   hg_array<int64_t, 32>* bcast = &hg_shared_bcast;
-#line 278 "kernels_types.go"
+#line 324 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 325 "kernels_types.go"
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
-  scanLookBack<Checked, int64_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec2<Checked, int64_t>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, int64_t>(agg, incl, states, exclusive, b, tile, false, 1, sh, warps, bcast, hg_f);
+  lbStoreVec2<Checked, int64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbi64(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t* agg_p, int64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbi64(const int64_t* in_p, long long in_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBI64<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbi64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, int64_t* agg_p, int64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+extern "C" __global__ void scan_lbi64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  scanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 285 "kernels_types.go"
+#line 336 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> heads, hg_slice<int64_t> out, hg_slice<int64_t> agg, hg_slice<int64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 338 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 339 "kernels_types.go"
+  __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
+  hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
+#line 340 "kernels_types.go"
+  __shared__ hg_array<int64_t, 32> hg_shared_bcast;
+  hg_array<int64_t, 32>* bcast = &hg_shared_bcast;
+#line 341 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 342 "kernels_types.go"
+  hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec2<Checked, int64_t>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, int64_t>(agg, incl, states, exclusive, b, tile, false, 1, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec2<Checked, int64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbi64(const int64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBI64<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbi64_checked(const int64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, int64_t* out_p, long long out_n, int64_t* agg_p, int64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  segScanLBI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 354 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, int32_t op, int64_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, int64_t>(in, out, op, a, hg_f);
@@ -4425,10 +5586,12 @@ extern "C" __global__ void unary_i64(const int64_t* in_p, int64_t* out_p, long l
   unaryI64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_i64_checked(const int64_t* in_p, int64_t* out_p, long long out_n, int32_t op, int64_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 296 "kernels_types.go"
+#line 365 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryI64(hg_slice<const int64_t> x, hg_slice<const int64_t> y, hg_slice<int64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, int64_t>(x, y, out, op, hg_f);
@@ -4441,14 +5604,16 @@ extern "C" __global__ void binary_i64(const int64_t* x_p, const int64_t* y_p, in
   binaryI64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_i64_checked(const int64_t* x_p, const int64_t* y_p, int64_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryI64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryI64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 307 "kernels_types.go"
+#line 376 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceI64(hg_slice<const int64_t> in, hg_slice<const int64_t> offs, hg_slice<int64_t> out, int64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 309 "kernels_types.go"
+#line 378 "kernels_types.go"
   segReduce<Checked, int64_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4456,14 +5621,16 @@ extern "C" __global__ void seg_reduce_i64(const int64_t* in_p, long long in_n, c
   segReduceI64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_i64_checked(const int64_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, int64_t* out_p, int64_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 315 "kernels_types.go"
+#line 384 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, int64_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 317 "kernels_types.go"
+#line 386 "kernels_types.go"
   selectCount<Checked, int64_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4471,17 +5638,19 @@ extern "C" __global__ void select_count_i64(const int64_t* in_p, long long in_n,
   selectCountI64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, int64_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 323 "kernels_types.go"
+#line 392 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, int64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 325 "kernels_types.go"
+#line 394 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 326 "kernels_types.go"
+#line 395 "kernels_types.go"
   selectScatter<Checked, int64_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4489,21 +5658,23 @@ extern "C" __global__ void select_scatter_i64(const int64_t* in_p, long long in_
   selectScatterI64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, int64_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 332 "kernels_types.go"
+#line 401 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> heads, hg_slice<int64_t> out, hg_slice<int64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const int64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 335 "kernels_types.go"
+#line 404 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 336 "kernels_types.go"
+#line 405 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsV;
   hg_array<int64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 337 "kernels_types.go"
+#line 406 "kernels_types.go"
   segScanTiles<Checked, int64_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4511,14 +5682,16 @@ extern "C" __global__ void seg_scan_i64(const int64_t* in_p, long long in_n, con
   segScanI64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* heads_p, int64_t* out_p, int64_t* sums_p, uint8_t* sumHeads_p, const int64_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 343 "kernels_types.go"
+#line 412 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 345 "kernels_types.go"
+#line 414 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, uint64_t>(accumulateVec2<Checked, uint64_t>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4530,22 +5703,24 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_u64(const uint64_t* in
   reduceU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 355 "kernels_types.go"
+#line 424 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> inI, hg_slice<uint64_t> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
   hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 357 "kernels_types.go"
+#line 426 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 358 "kernels_types.go"
+#line 427 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, uint64_t>(in, isMax, hg_f);
     uint64_t v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 360 "kernels_types.go"
+#line 429 "kernels_types.go"
     argReduceOut<Checked, uint64_t>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, uint64_t>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4556,14 +5731,16 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u64(const uint64_t
   argReduceU64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_u64_checked(const uint64_t* in_p, long long in_n, const int64_t* inI_p, uint64_t* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 369 "kernels_types.go"
+#line 438 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 371 "kernels_types.go"
+#line 440 "kernels_types.go"
   tileSum<Checked, uint64_t>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4571,14 +5748,16 @@ extern "C" __global__ void scan_up_u64(const uint64_t* in_p, long long in_n, uin
   scanUpU64<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 377 "kernels_types.go"
+#line 446 "kernels_types.go"
 template <bool Checked> HG_DEV void scanU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<const uint64_t> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 379 "kernels_types.go"
+#line 448 "kernels_types.go"
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   scanTiles<Checked, uint64_t>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4587,29 +5766,75 @@ extern "C" __global__ void scan_u64(const uint64_t* in_p, long long in_n, uint64
   scanU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, const uint64_t* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 386 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 455 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 388 "kernels_types.go"
+#line 457 "kernels_types.go"
   __shared__ hg_array<uint64_t, 32> hg_shared_bcast;
   hg_array<uint64_t, 32>* bcast = &hg_shared_bcast;
-#line 389 "kernels_types.go"
+#line 458 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 459 "kernels_types.go"
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
-  scanLookBack<Checked, uint64_t>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec2<Checked, uint64_t>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, uint64_t>(agg, incl, states, exclusive, b, tile, false, 0, sh, warps, bcast, hg_f);
+  lbStoreVec2<Checked, uint64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbu64(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t* agg_p, uint64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbu64(const uint64_t* in_p, long long in_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBU64<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbu64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint64_t* agg_p, uint64_t* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+extern "C" __global__ void scan_lbu64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  scanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 396 "kernels_types.go"
+#line 470 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> heads, hg_slice<uint64_t> out, hg_slice<uint64_t> agg, hg_slice<uint64_t> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 472 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 473 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
+  hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
+#line 474 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 32> hg_shared_bcast;
+  hg_array<uint64_t, 32>* bcast = &hg_shared_bcast;
+#line 475 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 476 "kernels_types.go"
+  hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec2<Checked, uint64_t>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, uint64_t>(agg, incl, states, exclusive, b, tile, false, 0, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec2<Checked, uint64_t>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbu64(const uint64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBU64<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbu64_checked(const uint64_t* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, uint64_t* out_p, long long out_n, uint64_t* agg_p, uint64_t* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  segScanLBU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 488 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, int32_t op, uint64_t a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, uint64_t>(in, out, op, a, hg_f);
@@ -4622,10 +5847,12 @@ extern "C" __global__ void unary_u64(const uint64_t* in_p, uint64_t* out_p, long
   unaryU64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_u64_checked(const uint64_t* in_p, uint64_t* out_p, long long out_n, int32_t op, uint64_t a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 407 "kernels_types.go"
+#line 499 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryU64(hg_slice<const uint64_t> x, hg_slice<const uint64_t> y, hg_slice<uint64_t> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, uint64_t>(x, y, out, op, hg_f);
@@ -4638,14 +5865,16 @@ extern "C" __global__ void binary_u64(const uint64_t* x_p, const uint64_t* y_p, 
   binaryU64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_u64_checked(const uint64_t* x_p, const uint64_t* y_p, uint64_t* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryU64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryU64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 418 "kernels_types.go"
+#line 510 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceU64(hg_slice<const uint64_t> in, hg_slice<const int64_t> offs, hg_slice<uint64_t> out, uint64_t id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<uint64_t, 32> hg_shared_warps;
   hg_array<uint64_t, 32>* warps = &hg_shared_warps;
-#line 420 "kernels_types.go"
+#line 512 "kernels_types.go"
   segReduce<Checked, uint64_t>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4653,14 +5882,16 @@ extern "C" __global__ void seg_reduce_u64(const uint64_t* in_p, long long in_n, 
   segReduceU64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_u64_checked(const uint64_t* in_p, long long in_n, const int64_t* offs_p, long long offs_n, uint64_t* out_p, uint64_t id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 426 "kernels_types.go"
+#line 518 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, uint64_t a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 428 "kernels_types.go"
+#line 520 "kernels_types.go"
   selectCount<Checked, uint64_t>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4668,17 +5899,19 @@ extern "C" __global__ void select_count_u64(const uint64_t* in_p, long long in_n
   selectCountU64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, uint64_t a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 434 "kernels_types.go"
+#line 526 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<uint64_t> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, uint64_t a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 436 "kernels_types.go"
+#line 528 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 437 "kernels_types.go"
+#line 529 "kernels_types.go"
   selectScatter<Checked, uint64_t>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4686,21 +5919,23 @@ extern "C" __global__ void select_scatter_u64(const uint64_t* in_p, long long in
   selectScatterU64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, uint64_t* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, uint64_t a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 443 "kernels_types.go"
+#line 535 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> heads, hg_slice<uint64_t> out, hg_slice<uint64_t> sums, hg_slice<uint8_t> sumHeads, hg_slice<const uint64_t> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 446 "kernels_types.go"
+#line 538 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 447 "kernels_types.go"
+#line 539 "kernels_types.go"
   __shared__ hg_array<uint64_t, 32> hg_shared_warpsV;
   hg_array<uint64_t, 32>* warpsV = &hg_shared_warpsV;
-#line 448 "kernels_types.go"
+#line 540 "kernels_types.go"
   segScanTiles<Checked, uint64_t>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4708,14 +5943,16 @@ extern "C" __global__ void seg_scan_u64(const uint64_t* in_p, long long in_n, co
   segScanU64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* heads_p, uint64_t* out_p, uint64_t* sums_p, uint8_t* sumHeads_p, const uint64_t* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 454 "kernels_types.go"
+#line 546 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceF32(hg_slice<const float> in, hg_slice<float> out, float id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 456 "kernels_types.go"
+#line 548 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, float>(accumulateVec4<Checked, float>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4727,22 +5964,24 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f32(const float* in_p,
   reduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_f32_checked(const float* in_p, long long in_n, float* out_p, float id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 466 "kernels_types.go"
+#line 558 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceF32(hg_slice<const float> in, hg_slice<const int64_t> inI, hg_slice<float> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warpsV;
   hg_array<float, 32>* warpsV = &hg_shared_warpsV;
-#line 468 "kernels_types.go"
+#line 560 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 469 "kernels_types.go"
+#line 561 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec4<Checked, float>(in, isMax, hg_f);
     float v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 471 "kernels_types.go"
+#line 563 "kernels_types.go"
     argReduceOut<Checked, float>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, float>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4753,14 +5992,16 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f32(const float* i
   argReduceF32<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f32_checked(const float* in_p, long long in_n, const int64_t* inI_p, float* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 480 "kernels_types.go"
+#line 572 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpF32(hg_slice<const float> in, hg_slice<float> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 482 "kernels_types.go"
+#line 574 "kernels_types.go"
   tileSum<Checked, float>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4768,14 +6009,16 @@ extern "C" __global__ void scan_up_f32(const float* in_p, long long in_n, float*
   scanUpF32<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_f32_checked(const float* in_p, long long in_n, float* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 488 "kernels_types.go"
+#line 580 "kernels_types.go"
 template <bool Checked> HG_DEV void scanF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<const float> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 490 "kernels_types.go"
+#line 582 "kernels_types.go"
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   scanTiles<Checked, float>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4784,29 +6027,75 @@ extern "C" __global__ void scan_f32(const float* in_p, long long in_n, float* ou
   scanF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_f32_checked(const float* in_p, long long in_n, float* out_p, const float* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 497 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 589 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 499 "kernels_types.go"
+#line 591 "kernels_types.go"
   __shared__ hg_array<float, 32> hg_shared_bcast;
   hg_array<float, 32>* bcast = &hg_shared_bcast;
-#line 500 "kernels_types.go"
+#line 592 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 593 "kernels_types.go"
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
-  scanLookBack<Checked, float>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec4<Checked, float>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, float>(agg, incl, states, exclusive, b, tile, true, 2, sh, warps, bcast, hg_f);
+  lbStoreVec4<Checked, float>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbf32(const float* in_p, long long in_n, float* out_p, float* agg_p, float* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbf32(const float* in_p, long long in_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbf32_checked(const float* in_p, long long in_n, float* out_p, float* agg_p, float* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+extern "C" __global__ void scan_lbf32_checked(const float* in_p, long long in_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  scanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 507 "kernels_types.go"
+#line 604 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBF32(hg_slice<const float> in, hg_slice<const uint8_t> heads, hg_slice<float> out, hg_slice<float> agg, hg_slice<float> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 606 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 607 "kernels_types.go"
+  __shared__ hg_array<float, 32> hg_shared_warpsV;
+  hg_array<float, 32>* warpsV = &hg_shared_warpsV;
+#line 608 "kernels_types.go"
+  __shared__ hg_array<float, 32> hg_shared_bcast;
+  hg_array<float, 32>* bcast = &hg_shared_bcast;
+#line 609 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 610 "kernels_types.go"
+  hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec4<Checked, float>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, float>(agg, incl, states, exclusive, b, tile, true, 2, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec4<Checked, float>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbf32(const float* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbf32_checked(const float* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, float* out_p, long long out_n, float* agg_p, float* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  segScanLBF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 622 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryF32(hg_slice<const float> in, hg_slice<float> out, int32_t op, float a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec4<Checked, float>(in, out, op, a, hg_f);
@@ -4819,10 +6108,12 @@ extern "C" __global__ void unary_f32(const float* in_p, float* out_p, long long 
   unaryF32<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_f32_checked(const float* in_p, float* out_p, long long out_n, int32_t op, float a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 518 "kernels_types.go"
+#line 633 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryF32(hg_slice<const float> x, hg_slice<const float> y, hg_slice<float> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec4<Checked, float>(x, y, out, op, hg_f);
@@ -4835,14 +6126,16 @@ extern "C" __global__ void binary_f32(const float* x_p, const float* y_p, float*
   binaryF32<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_f32_checked(const float* x_p, const float* y_p, float* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryF32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryF32<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 529 "kernels_types.go"
+#line 644 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceF32(hg_slice<const float> in, hg_slice<const int64_t> offs, hg_slice<float> out, float id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<float, 32> hg_shared_warps;
   hg_array<float, 32>* warps = &hg_shared_warps;
-#line 531 "kernels_types.go"
+#line 646 "kernels_types.go"
   segReduce<Checked, float>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -4850,14 +6143,16 @@ extern "C" __global__ void seg_reduce_f32(const float* in_p, long long in_n, con
   segReduceF32<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_f32_checked(const float* in_p, long long in_n, const int64_t* offs_p, long long offs_n, float* out_p, float id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 537 "kernels_types.go"
+#line 652 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, float a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 539 "kernels_types.go"
+#line 654 "kernels_types.go"
   selectCount<Checked, float>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -4865,17 +6160,19 @@ extern "C" __global__ void select_count_f32(const float* in_p, long long in_n, c
   selectCountF32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_f32_checked(const float* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, float a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 545 "kernels_types.go"
+#line 660 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<float> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, float a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 547 "kernels_types.go"
+#line 662 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 548 "kernels_types.go"
+#line 663 "kernels_types.go"
   selectScatter<Checked, float>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -4883,21 +6180,23 @@ extern "C" __global__ void select_scatter_f32(const float* in_p, long long in_n,
   selectScatterF32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_f32_checked(const float* in_p, long long in_n, const uint8_t* flags_p, float* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, float a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 554 "kernels_types.go"
+#line 669 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanF32(hg_slice<const float> in, hg_slice<const uint8_t> heads, hg_slice<float> out, hg_slice<float> sums, hg_slice<uint8_t> sumHeads, hg_slice<const float> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 557 "kernels_types.go"
+#line 672 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 558 "kernels_types.go"
+#line 673 "kernels_types.go"
   __shared__ hg_array<float, 32> hg_shared_warpsV;
   hg_array<float, 32>* warpsV = &hg_shared_warpsV;
-#line 559 "kernels_types.go"
+#line 674 "kernels_types.go"
   segScanTiles<Checked, float>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -4905,14 +6204,16 @@ extern "C" __global__ void seg_scan_f32(const float* in_p, long long in_n, const
   segScanF32<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_f32_checked(const float* in_p, long long in_n, const uint8_t* heads_p, float* out_p, float* sums_p, uint8_t* sumHeads_p, const float* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 565 "kernels_types.go"
+#line 680 "kernels_types.go"
 template <bool Checked> HG_DEV void reduceF64(hg_slice<const double> in, hg_slice<double> out, double id, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 567 "kernels_types.go"
+#line 682 "kernels_types.go"
   if (vec) {
     reduceOut<Checked, double>(accumulateVec2<Checked, double>(in, id, op, hg_f), out, id, op, warps, hg_f);
   } else {
@@ -4924,22 +6225,24 @@ extern "C" __global__ void __launch_bounds__(1024) reduce_f64(const double* in_p
   reduceF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), id, op, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) reduce_f64_checked(const double* in_p, long long in_n, double* out_p, double id, int32_t op, long long span, bool vec, long long out_n, hg_fault* hg_f) {
-  reduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  reduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), id, op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 577 "kernels_types.go"
+#line 692 "kernels_types.go"
 template <bool Checked> HG_DEV void argReduceF64(hg_slice<const double> in, hg_slice<const int64_t> inI, hg_slice<double> outV, hg_slice<int64_t> outI, bool useIdx, bool isMax, long long span, bool vec, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warpsV;
   hg_array<double, 32>* warpsV = &hg_shared_warpsV;
-#line 579 "kernels_types.go"
+#line 694 "kernels_types.go"
   __shared__ hg_array<int64_t, 32> hg_shared_warpsI;
   hg_array<int64_t, 32>* warpsI = &hg_shared_warpsI;
-#line 580 "kernels_types.go"
+#line 695 "kernels_types.go"
   if (vec) {
     auto hg_m1 = argAccumulateVec2<Checked, double>(in, isMax, hg_f);
     double v = hg_m1.r0;
     int64_t vi = hg_m1.r1;
-#line 582 "kernels_types.go"
+#line 697 "kernels_types.go"
     argReduceOut<Checked, double>(v, vi, outV, outI, isMax, warpsV, warpsI, hg_f);
   } else {
     argReduceTo<Checked, double>(in, inI, outV, outI, useIdx, isMax, span, warpsV, warpsI, hg_f);
@@ -4950,14 +6253,16 @@ extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f64(const double* 
   argReduceF64<false>(hg_make_slice(in_p, in_n), hg_bare(inI_p), hg_bare(outV_p), hg_bare(outI_p), useIdx, isMax, span, vec, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(1024) arg_reduce_f64_checked(const double* in_p, long long in_n, const int64_t* inI_p, double* outV_p, int64_t* outI_p, bool useIdx, bool isMax, long long span, bool vec, long long inI_n, long long outV_n, long long outI_n, hg_fault* hg_f) {
-  argReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, hg_f);
+  hg_fault hg_own = {};
+  argReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(inI_p, inI_n), hg_make_slice(outV_p, outV_n), hg_make_slice(outI_p, outI_n), useIdx, isMax, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 591 "kernels_types.go"
+#line 706 "kernels_types.go"
 template <bool Checked> HG_DEV void scanUpF64(hg_slice<const double> in, hg_slice<double> sums, long long tile, long long tpb, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 593 "kernels_types.go"
+#line 708 "kernels_types.go"
   tileSum<Checked, double>(in, sums, tile, tpb, warps, hg_f);
 }
 
@@ -4965,14 +6270,16 @@ extern "C" __global__ void scan_up_f64(const double* in_p, long long in_n, doubl
   scanUpF64<false>(hg_make_slice(in_p, in_n), hg_bare(sums_p), tile, tpb, nullptr);
 }
 extern "C" __global__ void scan_up_f64_checked(const double* in_p, long long in_n, double* sums_p, long long tile, long long tpb, long long sums_n, hg_fault* hg_f) {
-  scanUpF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, hg_f);
+  hg_fault hg_own = {};
+  scanUpF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(sums_p, sums_n), tile, tpb, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 599 "kernels_types.go"
+#line 714 "kernels_types.go"
 template <bool Checked> HG_DEV void scanF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<const double> offs, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 601 "kernels_types.go"
+#line 716 "kernels_types.go"
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   scanTiles<Checked, double>(in, out, offs, useOffs, exclusive, tile, tpb, sh, warps, hg_f);
 }
@@ -4981,29 +6288,75 @@ extern "C" __global__ void scan_f64(const double* in_p, long long in_n, double* 
   scanF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(offs_p), useOffs, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void scan_f64_checked(const double* in_p, long long in_n, double* out_p, const double* offs_p, bool useOffs, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long out_n, long long offs_n, hg_fault* hg_f) {
-  scanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  scanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(offs_p, offs_n), useOffs, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 608 "kernels_types.go"
-template <bool Checked> HG_DEV void scanLBF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint32_t> flags, bool exclusive, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+#line 723 "kernels_types.go"
+template <bool Checked> HG_DEV void scanLBF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 610 "kernels_types.go"
+#line 725 "kernels_types.go"
   __shared__ hg_array<double, 32> hg_shared_bcast;
   hg_array<double, 32>* bcast = &hg_shared_bcast;
-#line 611 "kernels_types.go"
+#line 726 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 727 "kernels_types.go"
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
-  scanLookBack<Checked, double>(in, out, agg, incl, flags, exclusive, tile, sh, warps, bcast, hg_f);
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadVec2<Checked, double>(in, sh, lo, tile, vec, hg_f);
+  scanLookBack<Checked, double>(agg, incl, states, exclusive, b, tile, false, 3, sh, warps, bcast, hg_f);
+  lbStoreVec2<Checked, double>(out, hg_const(sh), lo, tile, vec, hg_f);
 }
 
-extern "C" __global__ void scan_lbf64(const double* in_p, long long in_n, double* out_p, double* agg_p, double* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile) {
-  scanLBF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(flags_p, flags_n), exclusive, tile, 0xffffffffu, nullptr);
+extern "C" __global__ void scan_lbf64(const double* in_p, long long in_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  scanLBF64<false>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
 }
-extern "C" __global__ void scan_lbf64_checked(const double* in_p, long long in_n, double* out_p, double* agg_p, double* incl_p, uint32_t* flags_p, long long flags_n, bool exclusive, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long agg_n, long long incl_n, hg_fault* hg_f) {
-  scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(flags_p, flags_n), exclusive, tile, hg_dyn_bytes, hg_f);
+extern "C" __global__ void scan_lbf64_checked(const double* in_p, long long in_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  scanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 618 "kernels_types.go"
+#line 738 "kernels_types.go"
+template <bool Checked> HG_DEV void segScanLBF64(hg_slice<const double> in, hg_slice<const uint8_t> heads, hg_slice<double> out, hg_slice<double> agg, hg_slice<double> incl, hg_slice<uint64_t> states, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
+  hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
+#line 740 "kernels_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
+  hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
+#line 741 "kernels_types.go"
+  __shared__ hg_array<double, 32> hg_shared_warpsV;
+  hg_array<double, 32>* warpsV = &hg_shared_warpsV;
+#line 742 "kernels_types.go"
+  __shared__ hg_array<double, 32> hg_shared_bcast;
+  hg_array<double, 32>* bcast = &hg_shared_bcast;
+#line 743 "kernels_types.go"
+  __shared__ hg_array<uint64_t, 2> hg_shared_id;
+  hg_array<uint64_t, 2>* id = &hg_shared_id;
+#line 744 "kernels_types.go"
+  hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
+  long long b = lbTicket<Checked>(states, id, hg_f);
+  long long lo = hg_mul(b, tile);
+  lbLoadHeads<Checked>(heads, shf, lo, tile, hg_f);
+  lbLoadVec2<Checked, double>(in, sh, lo, tile, vec, hg_f);
+  segScanLookBack<Checked, double>(agg, incl, states, exclusive, b, tile, false, 3, sh, shf, warpsF, warpsV, bcast, hg_f);
+  lbStoreVec2<Checked, double>(out, hg_const(sh), lo, tile, vec, hg_f);
+}
+
+extern "C" __global__ void seg_scan_lbf64(const double* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile) {
+  segScanLBF64<false>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_bare(agg_p), hg_bare(incl_p), hg_make_slice(states_p, states_n), exclusive, vec, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void seg_scan_lbf64_checked(const double* in_p, long long in_n, const uint8_t* heads_p, long long heads_n, double* out_p, long long out_n, double* agg_p, double* incl_p, uint64_t* states_p, long long states_n, bool exclusive, bool vec, long long tile, unsigned int hg_dyn_bytes, long long agg_n, long long incl_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  segScanLBF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(agg_p, agg_n), hg_make_slice(incl_p, incl_n), hg_make_slice(states_p, states_n), exclusive, vec, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 756 "kernels_types.go"
 template <bool Checked> HG_DEV void unaryF64(hg_slice<const double> in, hg_slice<double> out, int32_t op, double a, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     unaryVec2<Checked, double>(in, out, op, a, hg_f);
@@ -5016,10 +6369,12 @@ extern "C" __global__ void unary_f64(const double* in_p, double* out_p, long lon
   unaryF64<false>(hg_bare(in_p), hg_make_slice(out_p, out_n), op, a, span, vec, nullptr);
 }
 extern "C" __global__ void unary_f64_checked(const double* in_p, double* out_p, long long out_n, int32_t op, double a, long long span, bool vec, long long in_n, hg_fault* hg_f) {
-  unaryF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, hg_f);
+  hg_fault hg_own = {};
+  unaryF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), op, a, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 629 "kernels_types.go"
+#line 767 "kernels_types.go"
 template <bool Checked> HG_DEV void binaryF64(hg_slice<const double> x, hg_slice<const double> y, hg_slice<double> out, int32_t op, long long span, bool vec, hg_fault* hg_f) {
   if (vec) {
     binaryVec2<Checked, double>(x, y, out, op, hg_f);
@@ -5032,14 +6387,16 @@ extern "C" __global__ void binary_f64(const double* x_p, const double* y_p, doub
   binaryF64<false>(hg_bare(x_p), hg_bare(y_p), hg_make_slice(out_p, out_n), op, span, vec, nullptr);
 }
 extern "C" __global__ void binary_f64_checked(const double* x_p, const double* y_p, double* out_p, long long out_n, int32_t op, long long span, bool vec, long long x_n, long long y_n, hg_fault* hg_f) {
-  binaryF64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, hg_f);
+  hg_fault hg_own = {};
+  binaryF64<true>(hg_make_slice(x_p, x_n), hg_make_slice(y_p, y_n), hg_make_slice(out_p, out_n), op, span, vec, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 640 "kernels_types.go"
+#line 778 "kernels_types.go"
 template <bool Checked> HG_DEV void segReduceF64(hg_slice<const double> in, hg_slice<const int64_t> offs, hg_slice<double> out, double id, int32_t op, long long span, hg_fault* hg_f) {
   __shared__ hg_array<double, 32> hg_shared_warps;
   hg_array<double, 32>* warps = &hg_shared_warps;
-#line 642 "kernels_types.go"
+#line 780 "kernels_types.go"
   segReduce<Checked, double>(in, offs, out, id, op, span, warps, hg_f);
 }
 
@@ -5047,14 +6404,16 @@ extern "C" __global__ void seg_reduce_f64(const double* in_p, long long in_n, co
   segReduceF64<false>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_bare(out_p), id, op, span, nullptr);
 }
 extern "C" __global__ void seg_reduce_f64_checked(const double* in_p, long long in_n, const int64_t* offs_p, long long offs_n, double* out_p, double id, int32_t op, long long span, long long out_n, hg_fault* hg_f) {
-  segReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, hg_f);
+  hg_fault hg_own = {};
+  segReduceF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(offs_p, offs_n), hg_make_slice(out_p, out_n), id, op, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 648 "kernels_types.go"
+#line 786 "kernels_types.go"
 template <bool Checked> HG_DEV void selectCountF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> counts, int32_t pred, double a, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 650 "kernels_types.go"
+#line 788 "kernels_types.go"
   selectCount<Checked, double>(in, flags, counts, pred, a, tile, warps, hg_f);
 }
 
@@ -5062,17 +6421,19 @@ extern "C" __global__ void select_count_f64(const double* in_p, long long in_n, 
   selectCountF64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(counts_p), pred, a, tile, nullptr);
 }
 extern "C" __global__ void select_count_f64_checked(const double* in_p, long long in_n, const uint8_t* flags_p, int64_t* counts_p, int32_t pred, double a, long long tile, long long flags_n, long long counts_n, hg_fault* hg_f) {
-  selectCountF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, hg_f);
+  hg_fault hg_own = {};
+  selectCountF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(counts_p, counts_n), pred, a, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 656 "kernels_types.go"
+#line 794 "kernels_types.go"
 template <bool Checked> HG_DEV void selectScatterF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<double> out, hg_slice<int64_t> outIdx, bool vals, bool idx, int32_t pred, double a, hg_slice<const int64_t> offs, hg_slice<const int64_t> counts, hg_slice<int64_t> num, bool single, bool partition, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<int64_t, 32> hg_shared_warps;
   hg_array<int64_t, 32>* warps = &hg_shared_warps;
-#line 658 "kernels_types.go"
+#line 796 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_wc;
   hg_array<int32_t, 32>* wc = &hg_shared_wc;
-#line 659 "kernels_types.go"
+#line 797 "kernels_types.go"
   selectScatter<Checked, double>(in, flags, out, outIdx, vals, idx, pred, a, offs, counts, num, single, partition, tile, warps, wc, hg_f);
 }
 
@@ -5080,21 +6441,23 @@ extern "C" __global__ void select_scatter_f64(const double* in_p, long long in_n
   selectScatterF64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(outIdx_p), vals, idx, pred, a, hg_bare(offs_p), hg_bare(counts_p), hg_bare(num_p), single, partition, tile, nullptr);
 }
 extern "C" __global__ void select_scatter_f64_checked(const double* in_p, long long in_n, const uint8_t* flags_p, double* out_p, int64_t* outIdx_p, bool vals, bool idx, int32_t pred, double a, const int64_t* offs_p, const int64_t* counts_p, int64_t* num_p, bool single, bool partition, long long tile, long long flags_n, long long out_n, long long outIdx_n, long long offs_n, long long counts_n, long long num_n, hg_fault* hg_f) {
-  selectScatterF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, hg_f);
+  hg_fault hg_own = {};
+  selectScatterF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(outIdx_p, outIdx_n), vals, idx, pred, a, hg_make_slice(offs_p, offs_n), hg_make_slice(counts_p, counts_n), hg_make_slice(num_p, num_n), single, partition, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 665 "kernels_types.go"
+#line 803 "kernels_types.go"
 template <bool Checked> HG_DEV void segScanF64(hg_slice<const double> in, hg_slice<const uint8_t> heads, hg_slice<double> out, hg_slice<double> sums, hg_slice<uint8_t> sumHeads, hg_slice<const double> carryIn, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
   __shared__ hg_array<uint8_t, 2816> hg_shared_shf;
   hg_array<uint8_t, 2816>* shf = &hg_shared_shf;
-#line 668 "kernels_types.go"
+#line 806 "kernels_types.go"
   __shared__ hg_array<int32_t, 32> hg_shared_warpsF;
   hg_array<int32_t, 32>* warpsF = &hg_shared_warpsF;
-#line 669 "kernels_types.go"
+#line 807 "kernels_types.go"
   __shared__ hg_array<double, 32> hg_shared_warpsV;
   hg_array<double, 32>* warpsV = &hg_shared_warpsV;
-#line 670 "kernels_types.go"
+#line 808 "kernels_types.go"
   segScanTiles<Checked, double>(in, heads, out, sums, sumHeads, carryIn, mode, exclusive, tile, tpb, sh, shf, warpsF, warpsV, hg_f);
 }
 
@@ -5102,10 +6465,12 @@ extern "C" __global__ void seg_scan_f64(const double* in_p, long long in_n, cons
   segScanF64<false>(hg_make_slice(in_p, in_n), hg_bare(heads_p), hg_bare(out_p), hg_bare(sums_p), hg_bare(sumHeads_p), hg_bare(carryIn_p), mode, exclusive, tile, tpb, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void seg_scan_f64_checked(const double* in_p, long long in_n, const uint8_t* heads_p, double* out_p, double* sums_p, uint8_t* sumHeads_p, const double* carryIn_p, int32_t mode, bool exclusive, long long tile, long long tpb, unsigned int hg_dyn_bytes, long long heads_n, long long out_n, long long sums_n, long long sumHeads_n, long long carryIn_n, hg_fault* hg_f) {
-  segScanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  segScanF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(heads_p, heads_n), hg_make_slice(out_p, out_n), hg_make_slice(sums_p, sums_n), hg_make_slice(sumHeads_p, sumHeads_n), hg_make_slice(carryIn_p, carryIn_n), mode, exclusive, tile, tpb, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 676 "kernels_types.go"
+#line 814 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU8(hg_slice<const uint8_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint8_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5115,10 +6480,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u8(const uint8_t*
   histogramU8<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_u8_checked(const uint8_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramU8<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramU8<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 684 "kernels_types.go"
+#line 822 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU16(hg_slice<const uint16_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint16_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5128,10 +6495,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u16(const uint16_
   histogramU16<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_u16_checked(const uint16_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramU16<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramU16<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 692 "kernels_types.go"
+#line 830 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramI32(hg_slice<const int32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, int32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5141,10 +6510,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_i32(const int32_t
   histogramI32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_i32_checked(const int32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramI32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramI32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 700 "kernels_types.go"
+#line 838 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramU32(hg_slice<const uint32_t> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, uint32_t>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5154,10 +6525,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_u32(const uint32_
   histogramU32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_u32_checked(const uint32_t* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramU32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramU32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 708 "kernels_types.go"
+#line 846 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramF32(hg_slice<const float> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, float>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5167,10 +6540,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f32(const float* 
   histogramF32<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_f32_checked(const float* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramF32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramF32<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 716 "kernels_types.go"
+#line 854 "kernels_types.go"
 template <bool Checked> HG_DEV void histogramF64(hg_slice<const double> samples, hg_slice<uint32_t> hist, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> local = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   histogramEven<Checked, double>(samples, hist, isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, local, hg_f);
@@ -5180,14 +6555,16 @@ extern "C" __global__ void __launch_bounds__(256, 4) histogram_f64(const double*
   histogramF64<false>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) histogram_f64_checked(const double* samples_p, long long samples_n, uint32_t* hist_p, long long hist_n, bool isFloat, double lowerF, double upperF, double scale, int64_t lowerI, int64_t widthI, long long shift, long long span, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  histogramF64<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  histogramF64<true>(hg_make_slice(samples_p, samples_n), hg_make_slice(hist_p, hist_n), isFloat, lowerF, upperF, scale, lowerI, widthI, shift, span, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 724 "kernels_types.go"
+#line 862 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI8(hg_slice<const int8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 726 "kernels_types.go"
+#line 864 "kernels_types.go"
   sortCount<Checked, int8_t>(keys, counts, shift, bits, 1, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -5195,20 +6572,22 @@ extern "C" __global__ void sort_count_i8(const int8_t* keys_p, long long keys_n,
   sortCountI8<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i8_checked(const int8_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 732 "kernels_types.go"
+#line 870 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI8(hg_slice<const int8_t> keysIn, hg_slice<int8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 734 "kernels_types.go"
+#line 872 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 735 "kernels_types.go"
+#line 873 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 736 "kernels_types.go"
+#line 874 "kernels_types.go"
   sortScatter<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5216,10 +6595,12 @@ extern "C" __global__ void sort_keys_i8(const int8_t* keysIn_p, long long keysIn
   sortKeysI8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i8_checked(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 742 "kernels_types.go"
+#line 880 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI8(hg_slice<const int8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int8_t>(keys, flags, span, hg_f);
 }
@@ -5228,15 +6609,17 @@ extern "C" __global__ void key_heads_i8(const int8_t* keys_p, long long keys_n, 
   keyHeadsI8<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i8_checked(const int8_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 749 "kernels_types.go"
+#line 887 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI8(hg_slice<const int8_t> in, hg_slice<int8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 752 "kernels_types.go"
+#line 890 "kernels_types.go"
   mergeSortBlock<Checked, int8_t>(in, out, outI, pairs, ord, 1, 8LL, tile, sk, si, hg_f);
 }
 
@@ -5244,18 +6627,20 @@ extern "C" __global__ void merge_block_i8(const int8_t* in_p, long long in_n, in
   mergeBlockI8<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i8_checked(const int8_t* in_p, long long in_n, int8_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockI8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockI8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 758 "kernels_types.go"
+#line 896 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI8(hg_slice<const int8_t> src, hg_slice<int8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int8_t> sk = hg_make_slice((int8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 761 "kernels_types.go"
+#line 899 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 762 "kernels_types.go"
+#line 900 "kernels_types.go"
   mergePass<Checked, int8_t>(src, dst, srcI, dstI, pairs, ord, 1, 8LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5263,14 +6648,16 @@ extern "C" __global__ void merge_pass_i8(const int8_t* src_p, int8_t* dst_p, con
   mergePassI8<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i8_checked(const int8_t* src_p, int8_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassI8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassI8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 768 "kernels_types.go"
+#line 906 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU8(hg_slice<const uint8_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 770 "kernels_types.go"
+#line 908 "kernels_types.go"
   sortCount<Checked, uint8_t>(keys, counts, shift, bits, 0, 8LL, desc, tile, bins, hg_f);
 }
 
@@ -5278,20 +6665,22 @@ extern "C" __global__ void sort_count_u8(const uint8_t* keys_p, long long keys_n
   sortCountU8<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u8_checked(const uint8_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 776 "kernels_types.go"
+#line 914 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU8(hg_slice<const uint8_t> keysIn, hg_slice<uint8_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 778 "kernels_types.go"
+#line 916 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 779 "kernels_types.go"
+#line 917 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 780 "kernels_types.go"
+#line 918 "kernels_types.go"
   sortScatter<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 8LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5299,10 +6688,12 @@ extern "C" __global__ void sort_keys_u8(const uint8_t* keysIn_p, long long keysI
   sortKeysU8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u8_checked(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 786 "kernels_types.go"
+#line 924 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU8(hg_slice<const uint8_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint8_t>(keys, flags, span, hg_f);
 }
@@ -5311,15 +6702,17 @@ extern "C" __global__ void key_heads_u8(const uint8_t* keys_p, long long keys_n,
   keyHeadsU8<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u8_checked(const uint8_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 793 "kernels_types.go"
+#line 931 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU8(hg_slice<const uint8_t> in, hg_slice<uint8_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 796 "kernels_types.go"
+#line 934 "kernels_types.go"
   mergeSortBlock<Checked, uint8_t>(in, out, outI, pairs, ord, 0, 8LL, tile, sk, si, hg_f);
 }
 
@@ -5327,18 +6720,20 @@ extern "C" __global__ void merge_block_u8(const uint8_t* in_p, long long in_n, u
   mergeBlockU8<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u8_checked(const uint8_t* in_p, long long in_n, uint8_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockU8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockU8<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 802 "kernels_types.go"
+#line 940 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU8(hg_slice<const uint8_t> src, hg_slice<uint8_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint8_t> sk = hg_make_slice((uint8_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint8_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 805 "kernels_types.go"
+#line 943 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 806 "kernels_types.go"
+#line 944 "kernels_types.go"
   mergePass<Checked, uint8_t>(src, dst, srcI, dstI, pairs, ord, 0, 8LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5346,14 +6741,16 @@ extern "C" __global__ void merge_pass_u8(const uint8_t* src_p, uint8_t* dst_p, c
   mergePassU8<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u8_checked(const uint8_t* src_p, uint8_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassU8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassU8<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 812 "kernels_types.go"
+#line 950 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI16(hg_slice<const int16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 814 "kernels_types.go"
+#line 952 "kernels_types.go"
   sortCount<Checked, int16_t>(keys, counts, shift, bits, 1, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -5361,20 +6758,22 @@ extern "C" __global__ void sort_count_i16(const int16_t* keys_p, long long keys_
   sortCountI16<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i16_checked(const int16_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 820 "kernels_types.go"
+#line 958 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI16(hg_slice<const int16_t> keysIn, hg_slice<int16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 822 "kernels_types.go"
+#line 960 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 823 "kernels_types.go"
+#line 961 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 824 "kernels_types.go"
+#line 962 "kernels_types.go"
   sortScatter<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5382,10 +6781,12 @@ extern "C" __global__ void sort_keys_i16(const int16_t* keysIn_p, long long keys
   sortKeysI16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i16_checked(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 830 "kernels_types.go"
+#line 968 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI16(hg_slice<const int16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int16_t>(keys, flags, span, hg_f);
 }
@@ -5394,15 +6795,17 @@ extern "C" __global__ void key_heads_i16(const int16_t* keys_p, long long keys_n
   keyHeadsI16<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i16_checked(const int16_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 837 "kernels_types.go"
+#line 975 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI16(hg_slice<const int16_t> in, hg_slice<int16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 840 "kernels_types.go"
+#line 978 "kernels_types.go"
   mergeSortBlock<Checked, int16_t>(in, out, outI, pairs, ord, 1, 16LL, tile, sk, si, hg_f);
 }
 
@@ -5410,18 +6813,20 @@ extern "C" __global__ void merge_block_i16(const int16_t* in_p, long long in_n, 
   mergeBlockI16<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i16_checked(const int16_t* in_p, long long in_n, int16_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockI16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockI16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 846 "kernels_types.go"
+#line 984 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI16(hg_slice<const int16_t> src, hg_slice<int16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int16_t> sk = hg_make_slice((int16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 849 "kernels_types.go"
+#line 987 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 850 "kernels_types.go"
+#line 988 "kernels_types.go"
   mergePass<Checked, int16_t>(src, dst, srcI, dstI, pairs, ord, 1, 16LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5429,14 +6834,16 @@ extern "C" __global__ void merge_pass_i16(const int16_t* src_p, int16_t* dst_p, 
   mergePassI16<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i16_checked(const int16_t* src_p, int16_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassI16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassI16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 856 "kernels_types.go"
+#line 994 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU16(hg_slice<const uint16_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 858 "kernels_types.go"
+#line 996 "kernels_types.go"
   sortCount<Checked, uint16_t>(keys, counts, shift, bits, 0, 16LL, desc, tile, bins, hg_f);
 }
 
@@ -5444,20 +6851,22 @@ extern "C" __global__ void sort_count_u16(const uint16_t* keys_p, long long keys
   sortCountU16<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u16_checked(const uint16_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 864 "kernels_types.go"
+#line 1002 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU16(hg_slice<const uint16_t> keysIn, hg_slice<uint16_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 866 "kernels_types.go"
+#line 1004 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 867 "kernels_types.go"
+#line 1005 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 868 "kernels_types.go"
+#line 1006 "kernels_types.go"
   sortScatter<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 16LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5465,10 +6874,12 @@ extern "C" __global__ void sort_keys_u16(const uint16_t* keysIn_p, long long key
   sortKeysU16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u16_checked(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 874 "kernels_types.go"
+#line 1012 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU16(hg_slice<const uint16_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint16_t>(keys, flags, span, hg_f);
 }
@@ -5477,15 +6888,17 @@ extern "C" __global__ void key_heads_u16(const uint16_t* keys_p, long long keys_
   keyHeadsU16<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u16_checked(const uint16_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 881 "kernels_types.go"
+#line 1019 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU16(hg_slice<const uint16_t> in, hg_slice<uint16_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 884 "kernels_types.go"
+#line 1022 "kernels_types.go"
   mergeSortBlock<Checked, uint16_t>(in, out, outI, pairs, ord, 0, 16LL, tile, sk, si, hg_f);
 }
 
@@ -5493,18 +6906,20 @@ extern "C" __global__ void merge_block_u16(const uint16_t* in_p, long long in_n,
   mergeBlockU16<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u16_checked(const uint16_t* in_p, long long in_n, uint16_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockU16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockU16<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 890 "kernels_types.go"
+#line 1028 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU16(hg_slice<const uint16_t> src, hg_slice<uint16_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint16_t> sk = hg_make_slice((uint16_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint16_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 893 "kernels_types.go"
+#line 1031 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 894 "kernels_types.go"
+#line 1032 "kernels_types.go"
   mergePass<Checked, uint16_t>(src, dst, srcI, dstI, pairs, ord, 0, 16LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5512,14 +6927,16 @@ extern "C" __global__ void merge_pass_u16(const uint16_t* src_p, uint16_t* dst_p
   mergePassU16<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u16_checked(const uint16_t* src_p, uint16_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassU16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassU16<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 900 "kernels_types.go"
+#line 1038 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI32(hg_slice<const int32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 902 "kernels_types.go"
+#line 1040 "kernels_types.go"
   sortCount<Checked, int32_t>(keys, counts, shift, bits, 1, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -5527,20 +6944,22 @@ extern "C" __global__ void sort_count_i32(const int32_t* keys_p, long long keys_
   sortCountI32<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i32_checked(const int32_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 908 "kernels_types.go"
+#line 1046 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 910 "kernels_types.go"
+#line 1048 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 911 "kernels_types.go"
+#line 1049 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 912 "kernels_types.go"
+#line 1050 "kernels_types.go"
   sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5548,10 +6967,12 @@ extern "C" __global__ void sort_keys_i32(const int32_t* keysIn_p, long long keys
   sortKeysI32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 918 "kernels_types.go"
+#line 1056 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI32(hg_slice<const int32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int32_t>(keys, flags, span, hg_f);
 }
@@ -5560,15 +6981,17 @@ extern "C" __global__ void key_heads_i32(const int32_t* keys_p, long long keys_n
   keyHeadsI32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i32_checked(const int32_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 925 "kernels_types.go"
+#line 1063 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI32(hg_slice<const int32_t> in, hg_slice<int32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 928 "kernels_types.go"
+#line 1066 "kernels_types.go"
   mergeSortBlock<Checked, int32_t>(in, out, outI, pairs, ord, 1, 32LL, tile, sk, si, hg_f);
 }
 
@@ -5576,18 +6999,20 @@ extern "C" __global__ void merge_block_i32(const int32_t* in_p, long long in_n, 
   mergeBlockI32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i32_checked(const int32_t* in_p, long long in_n, int32_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 934 "kernels_types.go"
+#line 1072 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI32(hg_slice<const int32_t> src, hg_slice<int32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int32_t> sk = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 937 "kernels_types.go"
+#line 1075 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 938 "kernels_types.go"
+#line 1076 "kernels_types.go"
   mergePass<Checked, int32_t>(src, dst, srcI, dstI, pairs, ord, 1, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5595,14 +7020,16 @@ extern "C" __global__ void merge_pass_i32(const int32_t* src_p, int32_t* dst_p, 
   mergePassI32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i32_checked(const int32_t* src_p, int32_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassI32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassI32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 944 "kernels_types.go"
+#line 1082 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU32(hg_slice<const uint32_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 946 "kernels_types.go"
+#line 1084 "kernels_types.go"
   sortCount<Checked, uint32_t>(keys, counts, shift, bits, 0, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -5610,20 +7037,22 @@ extern "C" __global__ void sort_count_u32(const uint32_t* keys_p, long long keys
   sortCountU32<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u32_checked(const uint32_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 952 "kernels_types.go"
+#line 1090 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 954 "kernels_types.go"
+#line 1092 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 955 "kernels_types.go"
+#line 1093 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 956 "kernels_types.go"
+#line 1094 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5631,10 +7060,12 @@ extern "C" __global__ void sort_keys_u32(const uint32_t* keysIn_p, long long key
   sortKeysU32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 962 "kernels_types.go"
+#line 1100 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU32(hg_slice<const uint32_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint32_t>(keys, flags, span, hg_f);
 }
@@ -5643,15 +7074,17 @@ extern "C" __global__ void key_heads_u32(const uint32_t* keys_p, long long keys_
   keyHeadsU32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u32_checked(const uint32_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 969 "kernels_types.go"
+#line 1107 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU32(hg_slice<const uint32_t> in, hg_slice<uint32_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 972 "kernels_types.go"
+#line 1110 "kernels_types.go"
   mergeSortBlock<Checked, uint32_t>(in, out, outI, pairs, ord, 0, 32LL, tile, sk, si, hg_f);
 }
 
@@ -5659,18 +7092,20 @@ extern "C" __global__ void merge_block_u32(const uint32_t* in_p, long long in_n,
   mergeBlockU32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u32_checked(const uint32_t* in_p, long long in_n, uint32_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 978 "kernels_types.go"
+#line 1116 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU32(hg_slice<const uint32_t> src, hg_slice<uint32_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint32_t> sk = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 981 "kernels_types.go"
+#line 1119 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 982 "kernels_types.go"
+#line 1120 "kernels_types.go"
   mergePass<Checked, uint32_t>(src, dst, srcI, dstI, pairs, ord, 0, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5678,14 +7113,16 @@ extern "C" __global__ void merge_pass_u32(const uint32_t* src_p, uint32_t* dst_p
   mergePassU32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u32_checked(const uint32_t* src_p, uint32_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassU32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassU32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 988 "kernels_types.go"
+#line 1126 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountI64(hg_slice<const int64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 990 "kernels_types.go"
+#line 1128 "kernels_types.go"
   sortCount<Checked, int64_t>(keys, counts, shift, bits, 1, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -5693,20 +7130,22 @@ extern "C" __global__ void sort_count_i64(const int64_t* keys_p, long long keys_
   sortCountI64<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_i64_checked(const int64_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 996 "kernels_types.go"
+#line 1134 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysI64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 998 "kernels_types.go"
+#line 1136 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 999 "kernels_types.go"
+#line 1137 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1000 "kernels_types.go"
+#line 1138 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5714,10 +7153,12 @@ extern "C" __global__ void sort_keys_i64(const int64_t* keysIn_p, long long keys
   sortKeysI64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1006 "kernels_types.go"
+#line 1144 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsI64(hg_slice<const int64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, int64_t>(keys, flags, span, hg_f);
 }
@@ -5726,15 +7167,17 @@ extern "C" __global__ void key_heads_i64(const int64_t* keys_p, long long keys_n
   keyHeadsI64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_i64_checked(const int64_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1013 "kernels_types.go"
+#line 1151 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockI64(hg_slice<const int64_t> in, hg_slice<int64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1016 "kernels_types.go"
+#line 1154 "kernels_types.go"
   mergeSortBlock<Checked, int64_t>(in, out, outI, pairs, ord, 1, 64LL, tile, sk, si, hg_f);
 }
 
@@ -5742,18 +7185,20 @@ extern "C" __global__ void merge_block_i64(const int64_t* in_p, long long in_n, 
   mergeBlockI64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_i64_checked(const int64_t* in_p, long long in_n, int64_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1022 "kernels_types.go"
+#line 1160 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassI64(hg_slice<const int64_t> src, hg_slice<int64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<int64_t> sk = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1025 "kernels_types.go"
+#line 1163 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1026 "kernels_types.go"
+#line 1164 "kernels_types.go"
   mergePass<Checked, int64_t>(src, dst, srcI, dstI, pairs, ord, 1, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5761,14 +7206,16 @@ extern "C" __global__ void merge_pass_i64(const int64_t* src_p, int64_t* dst_p, 
   mergePassI64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_i64_checked(const int64_t* src_p, int64_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassI64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassI64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1032 "kernels_types.go"
+#line 1170 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountU64(hg_slice<const uint64_t> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1034 "kernels_types.go"
+#line 1172 "kernels_types.go"
   sortCount<Checked, uint64_t>(keys, counts, shift, bits, 0, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -5776,20 +7223,22 @@ extern "C" __global__ void sort_count_u64(const uint64_t* keys_p, long long keys
   sortCountU64<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_u64_checked(const uint64_t* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1040 "kernels_types.go"
+#line 1178 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysU64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1042 "kernels_types.go"
+#line 1180 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1043 "kernels_types.go"
+#line 1181 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1044 "kernels_types.go"
+#line 1182 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5797,10 +7246,12 @@ extern "C" __global__ void sort_keys_u64(const uint64_t* keysIn_p, long long key
   sortKeysU64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1050 "kernels_types.go"
+#line 1188 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsU64(hg_slice<const uint64_t> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, uint64_t>(keys, flags, span, hg_f);
 }
@@ -5809,15 +7260,17 @@ extern "C" __global__ void key_heads_u64(const uint64_t* keys_p, long long keys_
   keyHeadsU64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_u64_checked(const uint64_t* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1057 "kernels_types.go"
+#line 1195 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockU64(hg_slice<const uint64_t> in, hg_slice<uint64_t> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1060 "kernels_types.go"
+#line 1198 "kernels_types.go"
   mergeSortBlock<Checked, uint64_t>(in, out, outI, pairs, ord, 0, 64LL, tile, sk, si, hg_f);
 }
 
@@ -5825,18 +7278,20 @@ extern "C" __global__ void merge_block_u64(const uint64_t* in_p, long long in_n,
   mergeBlockU64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_u64_checked(const uint64_t* in_p, long long in_n, uint64_t* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1066 "kernels_types.go"
+#line 1204 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassU64(hg_slice<const uint64_t> src, hg_slice<uint64_t> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<uint64_t> sk = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1069 "kernels_types.go"
+#line 1207 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1070 "kernels_types.go"
+#line 1208 "kernels_types.go"
   mergePass<Checked, uint64_t>(src, dst, srcI, dstI, pairs, ord, 0, 64LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5844,14 +7299,16 @@ extern "C" __global__ void merge_pass_u64(const uint64_t* src_p, uint64_t* dst_p
   mergePassU64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_u64_checked(const uint64_t* src_p, uint64_t* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassU64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassU64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1076 "kernels_types.go"
+#line 1214 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountF32(hg_slice<const float> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1078 "kernels_types.go"
+#line 1216 "kernels_types.go"
   sortCount<Checked, float>(keys, counts, shift, bits, 2, 32LL, desc, tile, bins, hg_f);
 }
 
@@ -5859,20 +7316,22 @@ extern "C" __global__ void sort_count_f32(const float* keys_p, long long keys_n,
   sortCountF32<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_f32_checked(const float* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1084 "kernels_types.go"
+#line 1222 "kernels_types.go"
 template <bool Checked> HG_DEV void sortKeysF32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1086 "kernels_types.go"
+#line 1224 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1087 "kernels_types.go"
+#line 1225 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1088 "kernels_types.go"
+#line 1226 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -5880,10 +7339,12 @@ extern "C" __global__ void sort_keys_f32(const float* keysIn_p, long long keysIn
   sortKeysF32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_keys_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1094 "kernels_types.go"
+#line 1232 "kernels_types.go"
 template <bool Checked> HG_DEV void keyHeadsF32(hg_slice<const float> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
   keyHeads<Checked, float>(keys, flags, span, hg_f);
 }
@@ -5892,15 +7353,17 @@ extern "C" __global__ void key_heads_f32(const float* keys_p, long long keys_n, 
   keyHeadsF32<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
 }
 extern "C" __global__ void key_heads_f32_checked(const float* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
+  hg_fault hg_own = {};
+  keyHeadsF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1101 "kernels_types.go"
+#line 1239 "kernels_types.go"
 template <bool Checked> HG_DEV void mergeBlockF32(hg_slice<const float> in, hg_slice<float> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1104 "kernels_types.go"
+#line 1242 "kernels_types.go"
   mergeSortBlock<Checked, float>(in, out, outI, pairs, ord, 2, 32LL, tile, sk, si, hg_f);
 }
 
@@ -5908,18 +7371,20 @@ extern "C" __global__ void merge_block_f32(const float* in_p, long long in_n, fl
   mergeBlockF32<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_block_f32_checked(const float* in_p, long long in_n, float* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergeBlockF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1110 "kernels_types.go"
+#line 1248 "kernels_types.go"
 template <bool Checked> HG_DEV void mergePassF32(hg_slice<const float> src, hg_slice<float> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
   hg_slice<float> sk = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
   __shared__ hg_array<uint32_t, 2048> hg_shared_si;
   hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1113 "kernels_types.go"
+#line 1251 "kernels_types.go"
   __shared__ hg_array<long long, 2> hg_shared_part;
   hg_array<long long, 2>* part = &hg_shared_part;
-#line 1114 "kernels_types.go"
+#line 1252 "kernels_types.go"
   mergePass<Checked, float>(src, dst, srcI, dstI, pairs, ord, 2, 32LL, count, w, tile, sk, si, part, hg_f);
 }
 
@@ -5927,14 +7392,16 @@ extern "C" __global__ void merge_pass_f32(const float* src_p, float* dst_p, cons
   mergePassF32<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
 }
 extern "C" __global__ void merge_pass_f32_checked(const float* src_p, float* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassF32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
+  hg_fault hg_own = {};
+  mergePassF32<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1120 "kernels_types.go"
+#line 1258 "kernels_types.go"
 template <bool Checked> HG_DEV void sortCountF64(hg_slice<const double> keys, hg_slice<uint32_t> counts, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_bins;
   hg_array<uint32_t, 256>* bins = &hg_shared_bins;
-#line 1122 "kernels_types.go"
+#line 1260 "kernels_types.go"
   sortCount<Checked, double>(keys, counts, shift, bits, 3, 64LL, desc, tile, bins, hg_f);
 }
 
@@ -5942,277 +7409,13 @@ extern "C" __global__ void sort_count_f64(const double* keys_p, long long keys_n
   sortCountF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(counts_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_count_f64_checked(const double* keys_p, long long keys_n, uint32_t* counts_p, long long shift, long long bits, bool desc, long long tile, long long counts_n, hg_fault* hg_f) {
-  sortCountF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, hg_f);
-}
-
-#line 1128 "kernels_types.go"
-template <bool Checked> HG_DEV void sortKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_run;
-  hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1130 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
-  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1131 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
-  hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1132 "kernels_types.go"
-  sortScatter<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
-}
-
-extern "C" __global__ void sort_keys_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
-  sortKeysF64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
-}
-extern "C" __global__ void sort_keys_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
-  sortKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
-}
-
-#line 1138 "kernels_types.go"
-template <bool Checked> HG_DEV void keyHeadsF64(hg_slice<const double> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
-  keyHeads<Checked, double>(keys, flags, span, hg_f);
-}
-
-extern "C" __global__ void key_heads_f64(const double* keys_p, long long keys_n, uint8_t* flags_p, long long span) {
-  keyHeadsF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
-}
-extern "C" __global__ void key_heads_f64_checked(const double* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
-  keyHeadsF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, hg_f);
-}
-
-#line 1145 "kernels_types.go"
-template <bool Checked> HG_DEV void mergeBlockF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
-  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
-  hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1148 "kernels_types.go"
-  mergeSortBlock<Checked, double>(in, out, outI, pairs, ord, 3, 64LL, tile, sk, si, hg_f);
-}
-
-extern "C" __global__ void merge_block_f64(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile) {
-  mergeBlockF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void merge_block_f64_checked(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
-  mergeBlockF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, hg_f);
-}
-
-#line 1154 "kernels_types.go"
-template <bool Checked> HG_DEV void mergePassF64(hg_slice<const double> src, hg_slice<double> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
-  hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
-  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
-  hg_array<uint32_t, 2048>* si = &hg_shared_si;
-#line 1157 "kernels_types.go"
-  __shared__ hg_array<long long, 2> hg_shared_part;
-  hg_array<long long, 2>* part = &hg_shared_part;
-#line 1158 "kernels_types.go"
-  mergePass<Checked, double>(src, dst, srcI, dstI, pairs, ord, 3, 64LL, count, w, tile, sk, si, part, hg_f);
-}
-
-extern "C" __global__ void merge_pass_f64(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile) {
-  mergePassF64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
-}
-extern "C" __global__ void merge_pass_f64_checked(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
-  mergePassF64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, hg_f);
-}
-
-#line 1164 "kernels_types.go"
-template <bool Checked> HG_DEV void gatherI32(hg_slice<const int32_t> in, hg_slice<const uint32_t> idx, hg_slice<int32_t> out, long long count, long long span, hg_fault* hg_f) {
-  gather<Checked, int32_t>(in, idx, out, count, span, hg_f);
-}
-
-extern "C" __global__ void gather_i32(const int32_t* in_p, const uint32_t* idx_p, int32_t* out_p, long long count, long long span) {
-  gatherI32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
-}
-extern "C" __global__ void gather_i32_checked(const int32_t* in_p, const uint32_t* idx_p, int32_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
-}
-
-#line 1171 "kernels_types.go"
-template <bool Checked> HG_DEV void gatherU32(hg_slice<const uint32_t> in, hg_slice<const uint32_t> idx, hg_slice<uint32_t> out, long long count, long long span, hg_fault* hg_f) {
-  gather<Checked, uint32_t>(in, idx, out, count, span, hg_f);
-}
-
-extern "C" __global__ void gather_u32(const uint32_t* in_p, const uint32_t* idx_p, uint32_t* out_p, long long count, long long span) {
-  gatherU32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
-}
-extern "C" __global__ void gather_u32_checked(const uint32_t* in_p, const uint32_t* idx_p, uint32_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
-}
-
-#line 1178 "kernels_types.go"
-template <bool Checked> HG_DEV void gatherI64(hg_slice<const int64_t> in, hg_slice<const uint32_t> idx, hg_slice<int64_t> out, long long count, long long span, hg_fault* hg_f) {
-  gather<Checked, int64_t>(in, idx, out, count, span, hg_f);
-}
-
-extern "C" __global__ void gather_i64(const int64_t* in_p, const uint32_t* idx_p, int64_t* out_p, long long count, long long span) {
-  gatherI64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
-}
-extern "C" __global__ void gather_i64_checked(const int64_t* in_p, const uint32_t* idx_p, int64_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
-}
-
-#line 1185 "kernels_types.go"
-template <bool Checked> HG_DEV void gatherU64(hg_slice<const uint64_t> in, hg_slice<const uint32_t> idx, hg_slice<uint64_t> out, long long count, long long span, hg_fault* hg_f) {
-  gather<Checked, uint64_t>(in, idx, out, count, span, hg_f);
-}
-
-extern "C" __global__ void gather_u64(const uint64_t* in_p, const uint32_t* idx_p, uint64_t* out_p, long long count, long long span) {
-  gatherU64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
-}
-extern "C" __global__ void gather_u64_checked(const uint64_t* in_p, const uint32_t* idx_p, uint64_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
-}
-
-#line 1192 "kernels_types.go"
-template <bool Checked> HG_DEV void gatherF32(hg_slice<const float> in, hg_slice<const uint32_t> idx, hg_slice<float> out, long long count, long long span, hg_fault* hg_f) {
-  gather<Checked, float>(in, idx, out, count, span, hg_f);
-}
-
-extern "C" __global__ void gather_f32(const float* in_p, const uint32_t* idx_p, float* out_p, long long count, long long span) {
-  gatherF32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
-}
-extern "C" __global__ void gather_f32_checked(const float* in_p, const uint32_t* idx_p, float* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
-}
-
-#line 1199 "kernels_types.go"
-template <bool Checked> HG_DEV void gatherF64(hg_slice<const double> in, hg_slice<const uint32_t> idx, hg_slice<double> out, long long count, long long span, hg_fault* hg_f) {
-  gather<Checked, double>(in, idx, out, count, span, hg_f);
-}
-
-extern "C" __global__ void gather_f64(const double* in_p, const uint32_t* idx_p, double* out_p, long long count, long long span) {
-  gatherF64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
-}
-extern "C" __global__ void gather_f64_checked(const double* in_p, const uint32_t* idx_p, double* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
-  gatherF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, hg_f);
-}
-
-#line 1206 "kernels_types.go"
-template <bool Checked> HG_DEV void sortPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_run;
-  hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1208 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
-  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1209 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
-  hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1210 "kernels_types.go"
-  sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
-}
-
-extern "C" __global__ void sort_pairs_i32_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
-  sortPairsI32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
-}
-extern "C" __global__ void sort_pairs_i32_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
-}
-
-#line 1216 "kernels_types.go"
-template <bool Checked> HG_DEV void sortPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_run;
-  hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1218 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
-  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1219 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
-  hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1220 "kernels_types.go"
-  sortScatter<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
-}
-
-extern "C" __global__ void sort_pairs_i32_u32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
-  sortPairsI32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
-}
-extern "C" __global__ void sort_pairs_i32_u32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
-}
-
-#line 1226 "kernels_types.go"
-template <bool Checked> HG_DEV void sortPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_run;
-  hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1228 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
-  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1229 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
-  hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1230 "kernels_types.go"
-  sortScatter<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
-}
-
-extern "C" __global__ void sort_pairs_i32_i64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
-  sortPairsI32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
-}
-extern "C" __global__ void sort_pairs_i32_i64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
-}
-
-#line 1236 "kernels_types.go"
-template <bool Checked> HG_DEV void sortPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_run;
-  hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1238 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
-  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1239 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
-  hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1240 "kernels_types.go"
-  sortScatter<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
-}
-
-extern "C" __global__ void sort_pairs_i32_u64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
-  sortPairsI32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
-}
-extern "C" __global__ void sort_pairs_i32_u64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
-}
-
-#line 1246 "kernels_types.go"
-template <bool Checked> HG_DEV void sortPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_run;
-  hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1248 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
-  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1249 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
-  hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1250 "kernels_types.go"
-  sortScatter<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
-}
-
-extern "C" __global__ void sort_pairs_i32_f32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
-  sortPairsI32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
-}
-extern "C" __global__ void sort_pairs_i32_f32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
-}
-
-#line 1256 "kernels_types.go"
-template <bool Checked> HG_DEV void sortPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
-  __shared__ hg_array<uint32_t, 256> hg_shared_run;
-  hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1258 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
-  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1259 "kernels_types.go"
-  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
-  hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1260 "kernels_types.go"
-  sortScatter<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
-}
-
-extern "C" __global__ void sort_pairs_i32_f64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
-  sortPairsI32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
-}
-extern "C" __global__ void sort_pairs_i32_f64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortCountF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(counts_p, counts_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 1266 "kernels_types.go"
-template <bool Checked> HG_DEV void sortPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+template <bool Checked> HG_DEV void sortKeysF64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
 #line 1268 "kernels_types.go"
@@ -6222,6 +7425,304 @@ template <bool Checked> HG_DEV void sortPairsU32I32(hg_slice<const uint32_t> key
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
 #line 1270 "kernels_types.go"
+  sortScatter<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
+}
+
+extern "C" __global__ void sort_keys_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
+  sortKeysF64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
+}
+extern "C" __global__ void sort_keys_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long offs_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  sortKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1276 "kernels_types.go"
+template <bool Checked> HG_DEV void keyHeadsF64(hg_slice<const double> keys, hg_slice<uint8_t> flags, long long span, hg_fault* hg_f) {
+  keyHeads<Checked, double>(keys, flags, span, hg_f);
+}
+
+extern "C" __global__ void key_heads_f64(const double* keys_p, long long keys_n, uint8_t* flags_p, long long span) {
+  keyHeadsF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(flags_p), span, nullptr);
+}
+extern "C" __global__ void key_heads_f64_checked(const double* keys_p, long long keys_n, uint8_t* flags_p, long long span, long long flags_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  keyHeadsF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(flags_p, flags_n), span, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1283 "kernels_types.go"
+template <bool Checked> HG_DEV void mergeBlockF64(hg_slice<const double> in, hg_slice<double> out, hg_slice<uint32_t> outI, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 1286 "kernels_types.go"
+  mergeSortBlock<Checked, double>(in, out, outI, pairs, ord, 3, 64LL, tile, sk, si, hg_f);
+}
+
+extern "C" __global__ void merge_block_f64(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile) {
+  mergeBlockF64<false>(hg_make_slice(in_p, in_n), hg_bare(out_p), hg_bare(outI_p), pairs, ord, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_block_f64_checked(const double* in_p, long long in_n, double* out_p, uint32_t* outI_p, bool pairs, int32_t ord, long long tile, unsigned int hg_dyn_bytes, long long out_n, long long outI_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  mergeBlockF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(out_p, out_n), hg_make_slice(outI_p, outI_n), pairs, ord, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1292 "kernels_types.go"
+template <bool Checked> HG_DEV void mergePassF64(hg_slice<const double> src, hg_slice<double> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  hg_slice<double> sk = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
+  __shared__ hg_array<uint32_t, 2048> hg_shared_si;
+  hg_array<uint32_t, 2048>* si = &hg_shared_si;
+#line 1295 "kernels_types.go"
+  __shared__ hg_array<long long, 2> hg_shared_part;
+  hg_array<long long, 2>* part = &hg_shared_part;
+#line 1296 "kernels_types.go"
+  mergePass<Checked, double>(src, dst, srcI, dstI, pairs, ord, 3, 64LL, count, w, tile, sk, si, part, hg_f);
+}
+
+extern "C" __global__ void merge_pass_f64(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile) {
+  mergePassF64<false>(hg_bare(src_p), hg_bare(dst_p), hg_bare(srcI_p), hg_bare(dstI_p), pairs, ord, count, w, tile, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void merge_pass_f64_checked(const double* src_p, double* dst_p, const uint32_t* srcI_p, uint32_t* dstI_p, bool pairs, int32_t ord, long long count, long long w, long long tile, unsigned int hg_dyn_bytes, long long src_n, long long dst_n, long long srcI_n, long long dstI_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  mergePassF64<true>(hg_make_slice(src_p, src_n), hg_make_slice(dst_p, dst_n), hg_make_slice(srcI_p, srcI_n), hg_make_slice(dstI_p, dstI_n), pairs, ord, count, w, tile, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1302 "kernels_types.go"
+template <bool Checked> HG_DEV void gatherI32(hg_slice<const int32_t> in, hg_slice<const uint32_t> idx, hg_slice<int32_t> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, int32_t>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_i32(const int32_t* in_p, const uint32_t* idx_p, int32_t* out_p, long long count, long long span) {
+  gatherI32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_i32_checked(const int32_t* in_p, const uint32_t* idx_p, int32_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  gatherI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1309 "kernels_types.go"
+template <bool Checked> HG_DEV void gatherU32(hg_slice<const uint32_t> in, hg_slice<const uint32_t> idx, hg_slice<uint32_t> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, uint32_t>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_u32(const uint32_t* in_p, const uint32_t* idx_p, uint32_t* out_p, long long count, long long span) {
+  gatherU32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_u32_checked(const uint32_t* in_p, const uint32_t* idx_p, uint32_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  gatherU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1316 "kernels_types.go"
+template <bool Checked> HG_DEV void gatherI64(hg_slice<const int64_t> in, hg_slice<const uint32_t> idx, hg_slice<int64_t> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, int64_t>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_i64(const int64_t* in_p, const uint32_t* idx_p, int64_t* out_p, long long count, long long span) {
+  gatherI64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_i64_checked(const int64_t* in_p, const uint32_t* idx_p, int64_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  gatherI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1323 "kernels_types.go"
+template <bool Checked> HG_DEV void gatherU64(hg_slice<const uint64_t> in, hg_slice<const uint32_t> idx, hg_slice<uint64_t> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, uint64_t>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_u64(const uint64_t* in_p, const uint32_t* idx_p, uint64_t* out_p, long long count, long long span) {
+  gatherU64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_u64_checked(const uint64_t* in_p, const uint32_t* idx_p, uint64_t* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  gatherU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1330 "kernels_types.go"
+template <bool Checked> HG_DEV void gatherF32(hg_slice<const float> in, hg_slice<const uint32_t> idx, hg_slice<float> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, float>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_f32(const float* in_p, const uint32_t* idx_p, float* out_p, long long count, long long span) {
+  gatherF32<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_f32_checked(const float* in_p, const uint32_t* idx_p, float* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  gatherF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1337 "kernels_types.go"
+template <bool Checked> HG_DEV void gatherF64(hg_slice<const double> in, hg_slice<const uint32_t> idx, hg_slice<double> out, long long count, long long span, hg_fault* hg_f) {
+  gather<Checked, double>(in, idx, out, count, span, hg_f);
+}
+
+extern "C" __global__ void gather_f64(const double* in_p, const uint32_t* idx_p, double* out_p, long long count, long long span) {
+  gatherF64<false>(hg_bare(in_p), hg_bare(idx_p), hg_bare(out_p), count, span, nullptr);
+}
+extern "C" __global__ void gather_f64_checked(const double* in_p, const uint32_t* idx_p, double* out_p, long long count, long long span, long long in_n, long long idx_n, long long out_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  gatherF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(idx_p, idx_n), hg_make_slice(out_p, out_n), count, span, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1344 "kernels_types.go"
+template <bool Checked> HG_DEV void sortPairsI32I32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_run;
+  hg_array<uint32_t, 256>* run = &hg_shared_run;
+#line 1346 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
+  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
+#line 1347 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
+  hg_array<uint32_t, 4096>* off = &hg_shared_off;
+#line 1348 "kernels_types.go"
+  sortScatter<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
+}
+
+extern "C" __global__ void sort_pairs_i32_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
+  sortPairsI32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
+}
+extern "C" __global__ void sort_pairs_i32_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  sortPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1354 "kernels_types.go"
+template <bool Checked> HG_DEV void sortPairsI32U32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_run;
+  hg_array<uint32_t, 256>* run = &hg_shared_run;
+#line 1356 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
+  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
+#line 1357 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
+  hg_array<uint32_t, 4096>* off = &hg_shared_off;
+#line 1358 "kernels_types.go"
+  sortScatter<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
+}
+
+extern "C" __global__ void sort_pairs_i32_u32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
+  sortPairsI32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
+}
+extern "C" __global__ void sort_pairs_i32_u32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  sortPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1364 "kernels_types.go"
+template <bool Checked> HG_DEV void sortPairsI32I64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_run;
+  hg_array<uint32_t, 256>* run = &hg_shared_run;
+#line 1366 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
+  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
+#line 1367 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
+  hg_array<uint32_t, 4096>* off = &hg_shared_off;
+#line 1368 "kernels_types.go"
+  sortScatter<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
+}
+
+extern "C" __global__ void sort_pairs_i32_i64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
+  sortPairsI32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
+}
+extern "C" __global__ void sort_pairs_i32_i64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  sortPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1374 "kernels_types.go"
+template <bool Checked> HG_DEV void sortPairsI32U64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_run;
+  hg_array<uint32_t, 256>* run = &hg_shared_run;
+#line 1376 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
+  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
+#line 1377 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
+  hg_array<uint32_t, 4096>* off = &hg_shared_off;
+#line 1378 "kernels_types.go"
+  sortScatter<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
+}
+
+extern "C" __global__ void sort_pairs_i32_u64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
+  sortPairsI32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
+}
+extern "C" __global__ void sort_pairs_i32_u64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  sortPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1384 "kernels_types.go"
+template <bool Checked> HG_DEV void sortPairsI32F32(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_run;
+  hg_array<uint32_t, 256>* run = &hg_shared_run;
+#line 1386 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
+  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
+#line 1387 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
+  hg_array<uint32_t, 4096>* off = &hg_shared_off;
+#line 1388 "kernels_types.go"
+  sortScatter<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
+}
+
+extern "C" __global__ void sort_pairs_i32_f32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
+  sortPairsI32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
+}
+extern "C" __global__ void sort_pairs_i32_f32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  sortPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1394 "kernels_types.go"
+template <bool Checked> HG_DEV void sortPairsI32F64(hg_slice<const int32_t> keysIn, hg_slice<int32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_run;
+  hg_array<uint32_t, 256>* run = &hg_shared_run;
+#line 1396 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
+  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
+#line 1397 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
+  hg_array<uint32_t, 4096>* off = &hg_shared_off;
+#line 1398 "kernels_types.go"
+  sortScatter<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 32LL, desc, tile, run, cnt, off, hg_f);
+}
+
+extern "C" __global__ void sort_pairs_i32_f64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile) {
+  sortPairsI32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
+}
+extern "C" __global__ void sort_pairs_i32_f64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  sortPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 1404 "kernels_types.go"
+template <bool Checked> HG_DEV void sortPairsU32I32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_run;
+  hg_array<uint32_t, 256>* run = &hg_shared_run;
+#line 1406 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
+  hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
+#line 1407 "kernels_types.go"
+  __shared__ hg_array<uint32_t, 4096> hg_shared_off;
+  hg_array<uint32_t, 4096>* off = &hg_shared_off;
+#line 1408 "kernels_types.go"
   sortScatter<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6229,20 +7730,22 @@ extern "C" __global__ void sort_pairs_u32_i32(const uint32_t* keysIn_p, long lon
   sortPairsU32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_i32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1276 "kernels_types.go"
+#line 1414 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32U32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1278 "kernels_types.go"
+#line 1416 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1279 "kernels_types.go"
+#line 1417 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1280 "kernels_types.go"
+#line 1418 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6250,20 +7753,22 @@ extern "C" __global__ void sort_pairs_u32_u32(const uint32_t* keysIn_p, long lon
   sortPairsU32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1286 "kernels_types.go"
+#line 1424 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32I64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1288 "kernels_types.go"
+#line 1426 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1289 "kernels_types.go"
+#line 1427 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1290 "kernels_types.go"
+#line 1428 "kernels_types.go"
   sortScatter<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6271,20 +7776,22 @@ extern "C" __global__ void sort_pairs_u32_i64(const uint32_t* keysIn_p, long lon
   sortPairsU32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_i64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1296 "kernels_types.go"
+#line 1434 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32U64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1298 "kernels_types.go"
+#line 1436 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1299 "kernels_types.go"
+#line 1437 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1300 "kernels_types.go"
+#line 1438 "kernels_types.go"
   sortScatter<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6292,20 +7799,22 @@ extern "C" __global__ void sort_pairs_u32_u64(const uint32_t* keysIn_p, long lon
   sortPairsU32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_u64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1306 "kernels_types.go"
+#line 1444 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32F32(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1308 "kernels_types.go"
+#line 1446 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1309 "kernels_types.go"
+#line 1447 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1310 "kernels_types.go"
+#line 1448 "kernels_types.go"
   sortScatter<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6313,20 +7822,22 @@ extern "C" __global__ void sort_pairs_u32_f32(const uint32_t* keysIn_p, long lon
   sortPairsU32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_f32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1316 "kernels_types.go"
+#line 1454 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU32F64(hg_slice<const uint32_t> keysIn, hg_slice<uint32_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1318 "kernels_types.go"
+#line 1456 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1319 "kernels_types.go"
+#line 1457 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1320 "kernels_types.go"
+#line 1458 "kernels_types.go"
   sortScatter<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6334,20 +7845,22 @@ extern "C" __global__ void sort_pairs_u32_f64(const uint32_t* keysIn_p, long lon
   sortPairsU32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u32_f64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1326 "kernels_types.go"
+#line 1464 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64I32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1328 "kernels_types.go"
+#line 1466 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1329 "kernels_types.go"
+#line 1467 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1330 "kernels_types.go"
+#line 1468 "kernels_types.go"
   sortScatter<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6355,20 +7868,22 @@ extern "C" __global__ void sort_pairs_i64_i32(const int64_t* keysIn_p, long long
   sortPairsI64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_i32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1336 "kernels_types.go"
+#line 1474 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64U32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1338 "kernels_types.go"
+#line 1476 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1339 "kernels_types.go"
+#line 1477 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1340 "kernels_types.go"
+#line 1478 "kernels_types.go"
   sortScatter<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6376,20 +7891,22 @@ extern "C" __global__ void sort_pairs_i64_u32(const int64_t* keysIn_p, long long
   sortPairsI64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_u32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1346 "kernels_types.go"
+#line 1484 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64I64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1348 "kernels_types.go"
+#line 1486 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1349 "kernels_types.go"
+#line 1487 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1350 "kernels_types.go"
+#line 1488 "kernels_types.go"
   sortScatter<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6397,20 +7914,22 @@ extern "C" __global__ void sort_pairs_i64_i64(const int64_t* keysIn_p, long long
   sortPairsI64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1356 "kernels_types.go"
+#line 1494 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64U64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1358 "kernels_types.go"
+#line 1496 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1359 "kernels_types.go"
+#line 1497 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1360 "kernels_types.go"
+#line 1498 "kernels_types.go"
   sortScatter<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6418,20 +7937,22 @@ extern "C" __global__ void sort_pairs_i64_u64(const int64_t* keysIn_p, long long
   sortPairsI64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_u64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1366 "kernels_types.go"
+#line 1504 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64F32(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1368 "kernels_types.go"
+#line 1506 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1369 "kernels_types.go"
+#line 1507 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1370 "kernels_types.go"
+#line 1508 "kernels_types.go"
   sortScatter<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6439,20 +7960,22 @@ extern "C" __global__ void sort_pairs_i64_f32(const int64_t* keysIn_p, long long
   sortPairsI64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_f32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1376 "kernels_types.go"
+#line 1514 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsI64F64(hg_slice<const int64_t> keysIn, hg_slice<int64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1378 "kernels_types.go"
+#line 1516 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1379 "kernels_types.go"
+#line 1517 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1380 "kernels_types.go"
+#line 1518 "kernels_types.go"
   sortScatter<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 1, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6460,20 +7983,22 @@ extern "C" __global__ void sort_pairs_i64_f64(const int64_t* keysIn_p, long long
   sortPairsI64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_i64_f64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1386 "kernels_types.go"
+#line 1524 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64I32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1388 "kernels_types.go"
+#line 1526 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1389 "kernels_types.go"
+#line 1527 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1390 "kernels_types.go"
+#line 1528 "kernels_types.go"
   sortScatter<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6481,20 +8006,22 @@ extern "C" __global__ void sort_pairs_u64_i32(const uint64_t* keysIn_p, long lon
   sortPairsU64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_i32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1396 "kernels_types.go"
+#line 1534 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64U32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1398 "kernels_types.go"
+#line 1536 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1399 "kernels_types.go"
+#line 1537 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1400 "kernels_types.go"
+#line 1538 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6502,20 +8029,22 @@ extern "C" __global__ void sort_pairs_u64_u32(const uint64_t* keysIn_p, long lon
   sortPairsU64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_u32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1406 "kernels_types.go"
+#line 1544 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64I64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1408 "kernels_types.go"
+#line 1546 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1409 "kernels_types.go"
+#line 1547 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1410 "kernels_types.go"
+#line 1548 "kernels_types.go"
   sortScatter<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6523,20 +8052,22 @@ extern "C" __global__ void sort_pairs_u64_i64(const uint64_t* keysIn_p, long lon
   sortPairsU64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_i64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1416 "kernels_types.go"
+#line 1554 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64U64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1418 "kernels_types.go"
+#line 1556 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1419 "kernels_types.go"
+#line 1557 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1420 "kernels_types.go"
+#line 1558 "kernels_types.go"
   sortScatter<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6544,20 +8075,22 @@ extern "C" __global__ void sort_pairs_u64_u64(const uint64_t* keysIn_p, long lon
   sortPairsU64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1426 "kernels_types.go"
+#line 1564 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64F32(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1428 "kernels_types.go"
+#line 1566 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1429 "kernels_types.go"
+#line 1567 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1430 "kernels_types.go"
+#line 1568 "kernels_types.go"
   sortScatter<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6565,20 +8098,22 @@ extern "C" __global__ void sort_pairs_u64_f32(const uint64_t* keysIn_p, long lon
   sortPairsU64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_f32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1436 "kernels_types.go"
+#line 1574 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsU64F64(hg_slice<const uint64_t> keysIn, hg_slice<uint64_t> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1438 "kernels_types.go"
+#line 1576 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1439 "kernels_types.go"
+#line 1577 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1440 "kernels_types.go"
+#line 1578 "kernels_types.go"
   sortScatter<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 0, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6586,20 +8121,22 @@ extern "C" __global__ void sort_pairs_u64_f64(const uint64_t* keysIn_p, long lon
   sortPairsU64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_u64_f64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1446 "kernels_types.go"
+#line 1584 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32I32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1448 "kernels_types.go"
+#line 1586 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1449 "kernels_types.go"
+#line 1587 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1450 "kernels_types.go"
+#line 1588 "kernels_types.go"
   sortScatter<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6607,20 +8144,22 @@ extern "C" __global__ void sort_pairs_f32_i32(const float* keysIn_p, long long k
   sortPairsF32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_i32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1456 "kernels_types.go"
+#line 1594 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32U32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1458 "kernels_types.go"
+#line 1596 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1459 "kernels_types.go"
+#line 1597 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1460 "kernels_types.go"
+#line 1598 "kernels_types.go"
   sortScatter<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6628,20 +8167,22 @@ extern "C" __global__ void sort_pairs_f32_u32(const float* keysIn_p, long long k
   sortPairsF32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_u32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1466 "kernels_types.go"
+#line 1604 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32I64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1468 "kernels_types.go"
+#line 1606 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1469 "kernels_types.go"
+#line 1607 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1470 "kernels_types.go"
+#line 1608 "kernels_types.go"
   sortScatter<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6649,20 +8190,22 @@ extern "C" __global__ void sort_pairs_f32_i64(const float* keysIn_p, long long k
   sortPairsF32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_i64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1476 "kernels_types.go"
+#line 1614 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32U64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1478 "kernels_types.go"
+#line 1616 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1479 "kernels_types.go"
+#line 1617 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1480 "kernels_types.go"
+#line 1618 "kernels_types.go"
   sortScatter<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6670,20 +8213,22 @@ extern "C" __global__ void sort_pairs_f32_u64(const float* keysIn_p, long long k
   sortPairsF32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_u64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1486 "kernels_types.go"
+#line 1624 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32F32(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1488 "kernels_types.go"
+#line 1626 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1489 "kernels_types.go"
+#line 1627 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1490 "kernels_types.go"
+#line 1628 "kernels_types.go"
   sortScatter<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6691,20 +8236,22 @@ extern "C" __global__ void sort_pairs_f32_f32(const float* keysIn_p, long long k
   sortPairsF32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1496 "kernels_types.go"
+#line 1634 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF32F64(hg_slice<const float> keysIn, hg_slice<float> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1498 "kernels_types.go"
+#line 1636 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1499 "kernels_types.go"
+#line 1637 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1500 "kernels_types.go"
+#line 1638 "kernels_types.go"
   sortScatter<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 2, 32LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6712,20 +8259,22 @@ extern "C" __global__ void sort_pairs_f32_f64(const float* keysIn_p, long long k
   sortPairsF32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f32_f64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1506 "kernels_types.go"
+#line 1644 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64I32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int32_t> valsIn, hg_slice<int32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1508 "kernels_types.go"
+#line 1646 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1509 "kernels_types.go"
+#line 1647 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1510 "kernels_types.go"
+#line 1648 "kernels_types.go"
   sortScatter<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6733,20 +8282,22 @@ extern "C" __global__ void sort_pairs_f64_i32(const double* keysIn_p, long long 
   sortPairsF64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_i32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1516 "kernels_types.go"
+#line 1654 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64U32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint32_t> valsIn, hg_slice<uint32_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1518 "kernels_types.go"
+#line 1656 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1519 "kernels_types.go"
+#line 1657 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1520 "kernels_types.go"
+#line 1658 "kernels_types.go"
   sortScatter<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6754,20 +8305,22 @@ extern "C" __global__ void sort_pairs_f64_u32(const double* keysIn_p, long long 
   sortPairsF64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_u32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1526 "kernels_types.go"
+#line 1664 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64I64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const int64_t> valsIn, hg_slice<int64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1528 "kernels_types.go"
+#line 1666 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1529 "kernels_types.go"
+#line 1667 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1530 "kernels_types.go"
+#line 1668 "kernels_types.go"
   sortScatter<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6775,20 +8328,22 @@ extern "C" __global__ void sort_pairs_f64_i64(const double* keysIn_p, long long 
   sortPairsF64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_i64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1536 "kernels_types.go"
+#line 1674 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64U64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const uint64_t> valsIn, hg_slice<uint64_t> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1538 "kernels_types.go"
+#line 1676 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1539 "kernels_types.go"
+#line 1677 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1540 "kernels_types.go"
+#line 1678 "kernels_types.go"
   sortScatter<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6796,20 +8351,22 @@ extern "C" __global__ void sort_pairs_f64_u64(const double* keysIn_p, long long 
   sortPairsF64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_u64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1546 "kernels_types.go"
+#line 1684 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64F32(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const float> valsIn, hg_slice<float> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1548 "kernels_types.go"
+#line 1686 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1549 "kernels_types.go"
+#line 1687 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1550 "kernels_types.go"
+#line 1688 "kernels_types.go"
   sortScatter<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6817,20 +8374,22 @@ extern "C" __global__ void sort_pairs_f64_f32(const double* keysIn_p, long long 
   sortPairsF64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_f32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
-#line 1556 "kernels_types.go"
+#line 1694 "kernels_types.go"
 template <bool Checked> HG_DEV void sortPairsF64F64(hg_slice<const double> keysIn, hg_slice<double> keysOut, hg_slice<const double> valsIn, hg_slice<double> valsOut, hg_slice<const uint32_t> offs, long long shift, long long bits, bool desc, long long tile, hg_fault* hg_f) {
   __shared__ hg_array<uint32_t, 256> hg_shared_run;
   hg_array<uint32_t, 256>* run = &hg_shared_run;
-#line 1558 "kernels_types.go"
+#line 1696 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_cnt;
   hg_array<uint32_t, 4096>* cnt = &hg_shared_cnt;
-#line 1559 "kernels_types.go"
+#line 1697 "kernels_types.go"
   __shared__ hg_array<uint32_t, 4096> hg_shared_off;
   hg_array<uint32_t, 4096>* off = &hg_shared_off;
-#line 1560 "kernels_types.go"
+#line 1698 "kernels_types.go"
   sortScatter<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, offs, shift, bits, 3, 64LL, desc, tile, run, cnt, off, hg_f);
 }
 
@@ -6838,7 +8397,261 @@ extern "C" __global__ void sort_pairs_f64_f64(const double* keysIn_p, long long 
   sortPairsF64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(offs_p), shift, bits, desc, tile, nullptr);
 }
 extern "C" __global__ void sort_pairs_f64_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, const uint32_t* offs_p, long long shift, long long bits, bool desc, long long tile, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long offs_n, hg_fault* hg_f) {
-  sortPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, hg_f);
+  hg_fault hg_own = {};
+  sortPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(offs_p, offs_n), shift, bits, desc, tile, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 10 "select_types.go"
+template <bool Checked> HG_DEV void selectSweepI32(hg_slice<const int32_t> in, hg_slice<const uint8_t> flags, hg_slice<int32_t> out, hg_slice<int64_t> counts, int32_t pred, int32_t a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<int32_t, 256> hg_shared_lastOf;
+  hg_array<int32_t, 256>* lastOf = &hg_shared_lastOf;
+#line 12 "select_types.go"
+  __shared__ hg_array<int32_t, 256> hg_shared_wc;
+  hg_array<int32_t, 256>* wc = &hg_shared_wc;
+#line 13 "select_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warps;
+  hg_array<int32_t, 32>* warps = &hg_shared_warps;
+#line 14 "select_types.go"
+  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
+  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
+#line 15 "select_types.go"
+  hg_slice<int32_t> sh = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  selectSweep<Checked, int32_t>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) select_sweep_i32(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int32_t* out_p, int64_t* counts_p, int32_t pred, int32_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
+  selectSweepI32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) select_sweep_i32_checked(const int32_t* in_p, long long in_n, const uint8_t* flags_p, int32_t* out_p, int64_t* counts_p, int32_t pred, int32_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  selectSweepI32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 23 "select_types.go"
+template <bool Checked> HG_DEV void selectReverseI32(hg_slice<int32_t> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
+  selectReverse<Checked, int32_t>(out, num, n, hg_f);
+}
+
+extern "C" __global__ void select_reverse_i32(int32_t* out_p, const int64_t* num_p, long long n) {
+  selectReverseI32<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
+}
+extern "C" __global__ void select_reverse_i32_checked(int32_t* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  selectReverseI32<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 30 "select_types.go"
+template <bool Checked> HG_DEV void selectSweepU32(hg_slice<const uint32_t> in, hg_slice<const uint8_t> flags, hg_slice<uint32_t> out, hg_slice<int64_t> counts, int32_t pred, uint32_t a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint32_t, 256> hg_shared_lastOf;
+  hg_array<uint32_t, 256>* lastOf = &hg_shared_lastOf;
+#line 32 "select_types.go"
+  __shared__ hg_array<int32_t, 256> hg_shared_wc;
+  hg_array<int32_t, 256>* wc = &hg_shared_wc;
+#line 33 "select_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warps;
+  hg_array<int32_t, 32>* warps = &hg_shared_warps;
+#line 34 "select_types.go"
+  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
+  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
+#line 35 "select_types.go"
+  hg_slice<uint32_t> sh = hg_make_slice((uint32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint32_t)));
+  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  selectSweep<Checked, uint32_t>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) select_sweep_u32(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, uint32_t* out_p, int64_t* counts_p, int32_t pred, uint32_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
+  selectSweepU32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) select_sweep_u32_checked(const uint32_t* in_p, long long in_n, const uint8_t* flags_p, uint32_t* out_p, int64_t* counts_p, int32_t pred, uint32_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  selectSweepU32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 43 "select_types.go"
+template <bool Checked> HG_DEV void selectReverseU32(hg_slice<uint32_t> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
+  selectReverse<Checked, uint32_t>(out, num, n, hg_f);
+}
+
+extern "C" __global__ void select_reverse_u32(uint32_t* out_p, const int64_t* num_p, long long n) {
+  selectReverseU32<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
+}
+extern "C" __global__ void select_reverse_u32_checked(uint32_t* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  selectReverseU32<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 50 "select_types.go"
+template <bool Checked> HG_DEV void selectSweepI64(hg_slice<const int64_t> in, hg_slice<const uint8_t> flags, hg_slice<int64_t> out, hg_slice<int64_t> counts, int32_t pred, int64_t a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<int64_t, 256> hg_shared_lastOf;
+  hg_array<int64_t, 256>* lastOf = &hg_shared_lastOf;
+#line 52 "select_types.go"
+  __shared__ hg_array<int32_t, 256> hg_shared_wc;
+  hg_array<int32_t, 256>* wc = &hg_shared_wc;
+#line 53 "select_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warps;
+  hg_array<int32_t, 32>* warps = &hg_shared_warps;
+#line 54 "select_types.go"
+  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
+  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
+#line 55 "select_types.go"
+  hg_slice<int64_t> sh = hg_make_slice((int64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int64_t)));
+  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  selectSweep<Checked, int64_t>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) select_sweep_i64(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* out_p, int64_t* counts_p, int32_t pred, int64_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
+  selectSweepI64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) select_sweep_i64_checked(const int64_t* in_p, long long in_n, const uint8_t* flags_p, int64_t* out_p, int64_t* counts_p, int32_t pred, int64_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  selectSweepI64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 63 "select_types.go"
+template <bool Checked> HG_DEV void selectReverseI64(hg_slice<int64_t> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
+  selectReverse<Checked, int64_t>(out, num, n, hg_f);
+}
+
+extern "C" __global__ void select_reverse_i64(int64_t* out_p, const int64_t* num_p, long long n) {
+  selectReverseI64<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
+}
+extern "C" __global__ void select_reverse_i64_checked(int64_t* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  selectReverseI64<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 70 "select_types.go"
+template <bool Checked> HG_DEV void selectSweepU64(hg_slice<const uint64_t> in, hg_slice<const uint8_t> flags, hg_slice<uint64_t> out, hg_slice<int64_t> counts, int32_t pred, uint64_t a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<uint64_t, 256> hg_shared_lastOf;
+  hg_array<uint64_t, 256>* lastOf = &hg_shared_lastOf;
+#line 72 "select_types.go"
+  __shared__ hg_array<int32_t, 256> hg_shared_wc;
+  hg_array<int32_t, 256>* wc = &hg_shared_wc;
+#line 73 "select_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warps;
+  hg_array<int32_t, 32>* warps = &hg_shared_warps;
+#line 74 "select_types.go"
+  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
+  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
+#line 75 "select_types.go"
+  hg_slice<uint64_t> sh = hg_make_slice((uint64_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(uint64_t)));
+  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  selectSweep<Checked, uint64_t>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) select_sweep_u64(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, uint64_t* out_p, int64_t* counts_p, int32_t pred, uint64_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
+  selectSweepU64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) select_sweep_u64_checked(const uint64_t* in_p, long long in_n, const uint8_t* flags_p, uint64_t* out_p, int64_t* counts_p, int32_t pred, uint64_t a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  selectSweepU64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 83 "select_types.go"
+template <bool Checked> HG_DEV void selectReverseU64(hg_slice<uint64_t> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
+  selectReverse<Checked, uint64_t>(out, num, n, hg_f);
+}
+
+extern "C" __global__ void select_reverse_u64(uint64_t* out_p, const int64_t* num_p, long long n) {
+  selectReverseU64<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
+}
+extern "C" __global__ void select_reverse_u64_checked(uint64_t* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  selectReverseU64<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 90 "select_types.go"
+template <bool Checked> HG_DEV void selectSweepF32(hg_slice<const float> in, hg_slice<const uint8_t> flags, hg_slice<float> out, hg_slice<int64_t> counts, int32_t pred, float a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<float, 256> hg_shared_lastOf;
+  hg_array<float, 256>* lastOf = &hg_shared_lastOf;
+#line 92 "select_types.go"
+  __shared__ hg_array<int32_t, 256> hg_shared_wc;
+  hg_array<int32_t, 256>* wc = &hg_shared_wc;
+#line 93 "select_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warps;
+  hg_array<int32_t, 32>* warps = &hg_shared_warps;
+#line 94 "select_types.go"
+  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
+  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
+#line 95 "select_types.go"
+  hg_slice<float> sh = hg_make_slice((float*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(float)));
+  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  selectSweep<Checked, float>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) select_sweep_f32(const float* in_p, long long in_n, const uint8_t* flags_p, float* out_p, int64_t* counts_p, int32_t pred, float a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
+  selectSweepF32<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) select_sweep_f32_checked(const float* in_p, long long in_n, const uint8_t* flags_p, float* out_p, int64_t* counts_p, int32_t pred, float a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  selectSweepF32<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 103 "select_types.go"
+template <bool Checked> HG_DEV void selectReverseF32(hg_slice<float> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
+  selectReverse<Checked, float>(out, num, n, hg_f);
+}
+
+extern "C" __global__ void select_reverse_f32(float* out_p, const int64_t* num_p, long long n) {
+  selectReverseF32<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
+}
+extern "C" __global__ void select_reverse_f32_checked(float* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  selectReverseF32<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 110 "select_types.go"
+template <bool Checked> HG_DEV void selectSweepF64(hg_slice<const double> in, hg_slice<const uint8_t> flags, hg_slice<double> out, hg_slice<int64_t> counts, int32_t pred, double a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, hg_fault* hg_f) {
+  __shared__ hg_array<double, 256> hg_shared_lastOf;
+  hg_array<double, 256>* lastOf = &hg_shared_lastOf;
+#line 112 "select_types.go"
+  __shared__ hg_array<int32_t, 256> hg_shared_wc;
+  hg_array<int32_t, 256>* wc = &hg_shared_wc;
+#line 113 "select_types.go"
+  __shared__ hg_array<int32_t, 32> hg_shared_warps;
+  hg_array<int32_t, 32>* warps = &hg_shared_warps;
+#line 114 "select_types.go"
+  __shared__ hg_array<int64_t, 4> hg_shared_bcast;
+  hg_array<int64_t, 4>* bcast = &hg_shared_bcast;
+#line 115 "select_types.go"
+  hg_slice<double> sh = hg_make_slice((double*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(double)));
+  hg_slice<int32_t> shI = hg_make_slice((int32_t*)hg_dyn_shared, (long long)(hg_dyn_bytes / sizeof(int32_t)));
+  selectSweep<Checked, double>(in, flags, out, counts, pred, a, states, heads, num, partition, rle, items, sh, shI, lastOf, wc, warps, bcast, hg_f);
+}
+
+extern "C" __global__ void __launch_bounds__(256) select_sweep_f64(const double* in_p, long long in_n, const uint8_t* flags_p, double* out_p, int64_t* counts_p, int32_t pred, double a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items) {
+  selectSweepF64<false>(hg_make_slice(in_p, in_n), hg_bare(flags_p), hg_bare(out_p), hg_bare(counts_p), pred, a, hg_make_slice(states_p, states_n), hg_bare(heads_p), hg_bare(num_p), partition, rle, items, 0xffffffffu, nullptr);
+}
+extern "C" __global__ void __launch_bounds__(256) select_sweep_f64_checked(const double* in_p, long long in_n, const uint8_t* flags_p, double* out_p, int64_t* counts_p, int32_t pred, double a, uint64_t* states_p, long long states_n, int64_t* heads_p, int64_t* num_p, bool partition, bool rle, long long items, unsigned int hg_dyn_bytes, long long flags_n, long long out_n, long long counts_n, long long heads_n, long long num_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  selectSweepF64<true>(hg_make_slice(in_p, in_n), hg_make_slice(flags_p, flags_n), hg_make_slice(out_p, out_n), hg_make_slice(counts_p, counts_n), pred, a, hg_make_slice(states_p, states_n), hg_make_slice(heads_p, heads_n), hg_make_slice(num_p, num_n), partition, rle, items, hg_dyn_bytes, &hg_own);
+  hg_publish(hg_f, hg_own);
+}
+
+#line 123 "select_types.go"
+template <bool Checked> HG_DEV void selectReverseF64(hg_slice<double> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
+  selectReverse<Checked, double>(out, num, n, hg_f);
+}
+
+extern "C" __global__ void select_reverse_f64(double* out_p, const int64_t* num_p, long long n) {
+  selectReverseF64<false>(hg_bare(out_p), hg_bare(num_p), n, nullptr);
+}
+extern "C" __global__ void select_reverse_f64_checked(double* out_p, const int64_t* num_p, long long n, long long out_n, long long num_n, hg_fault* hg_f) {
+  hg_fault hg_own = {};
+  selectReverseF64<true>(hg_make_slice(out_p, out_n), hg_make_slice(num_p, num_n), n, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 10 "sort_types.go"
@@ -6853,7 +8666,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i8(const int8_t* key
   sortHistI8<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i8_checked(const int8_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistI8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 18 "sort_types.go"
@@ -6873,14 +8688,16 @@ template <bool Checked> HG_DEV void sweepKeysI8(hg_slice<const int8_t> keysIn, h
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 24 "sort_types.go"
-  onesweep<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 8LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 24, 26), base, start, warps, hg_f);
+  onesweep<Checked, int8_t, int8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 8LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 24, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 24, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysI8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i8_checked(const int8_t* keysIn_p, long long keysIn_n, int8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysI8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 30 "sort_types.go"
@@ -6895,7 +8712,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u8(const uint8_t* ke
   sortHistU8<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u8_checked(const uint8_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistU8<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 38 "sort_types.go"
@@ -6915,14 +8734,16 @@ template <bool Checked> HG_DEV void sweepKeysU8(hg_slice<const uint8_t> keysIn, 
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 44 "sort_types.go"
-  onesweep<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 8LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 44, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint8_t, uint8_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 8LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 44, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 44, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysU8<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u8_checked(const uint8_t* keysIn_p, long long keysIn_n, uint8_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU8<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 50 "sort_types.go"
@@ -6937,7 +8758,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i16(const int16_t* k
   sortHistI16<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i16_checked(const int16_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistI16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 58 "sort_types.go"
@@ -6957,14 +8780,16 @@ template <bool Checked> HG_DEV void sweepKeysI16(hg_slice<const int16_t> keysIn,
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 64 "sort_types.go"
-  onesweep<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 16LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 64, 26), base, start, warps, hg_f);
+  onesweep<Checked, int16_t, int16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 16LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 64, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 64, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysI16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i16_checked(const int16_t* keysIn_p, long long keysIn_n, int16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysI16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 70 "sort_types.go"
@@ -6979,7 +8804,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u16(const uint16_t* 
   sortHistU16<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u16_checked(const uint16_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistU16<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 78 "sort_types.go"
@@ -6999,14 +8826,16 @@ template <bool Checked> HG_DEV void sweepKeysU16(hg_slice<const uint16_t> keysIn
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 84 "sort_types.go"
-  onesweep<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 16LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 84, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint16_t, uint16_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 16LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 84, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 84, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysU16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u16_checked(const uint16_t* keysIn_p, long long keysIn_n, uint16_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 90 "sort_types.go"
@@ -7021,7 +8850,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i32(const int32_t* k
   sortHistI32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i32_checked(const int32_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistI32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 98 "sort_types.go"
@@ -7041,14 +8872,16 @@ template <bool Checked> HG_DEV void sweepKeysI32(hg_slice<const int32_t> keysIn,
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 104 "sort_types.go"
-  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 104, 26), base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 104, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 104, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysI32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysI32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 110 "sort_types.go"
@@ -7063,7 +8896,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u32(const uint32_t* 
   sortHistU32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u32_checked(const uint32_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistU32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 118 "sort_types.go"
@@ -7083,14 +8918,16 @@ template <bool Checked> HG_DEV void sweepKeysU32(hg_slice<const uint32_t> keysIn
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 124 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 124, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 124, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 124, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysU32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 130 "sort_types.go"
@@ -7105,7 +8942,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_i64(const int64_t* k
   sortHistI64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_i64_checked(const int64_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistI64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 138 "sort_types.go"
@@ -7125,14 +8964,16 @@ template <bool Checked> HG_DEV void sweepKeysI64(hg_slice<const int64_t> keysIn,
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 144 "sort_types.go"
-  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 144, 26), base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 144, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 144, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysI64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysI64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 150 "sort_types.go"
@@ -7147,7 +8988,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_u64(const uint64_t* 
   sortHistU64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_u64_checked(const uint64_t* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistU64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 158 "sort_types.go"
@@ -7167,14 +9010,16 @@ template <bool Checked> HG_DEV void sweepKeysU64(hg_slice<const uint64_t> keysIn
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 164 "sort_types.go"
-  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 164, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 164, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 164, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysU64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 170 "sort_types.go"
@@ -7189,7 +9034,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_f32(const float* key
   sortHistF32<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_f32_checked(const float* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistF32<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 178 "sort_types.go"
@@ -7209,14 +9056,16 @@ template <bool Checked> HG_DEV void sweepKeysF32(hg_slice<const float> keysIn, h
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 184 "sort_types.go"
-  onesweep<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 184, 26), base, start, warps, hg_f);
+  onesweep<Checked, float, float>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 184, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 184, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysF32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysF32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 190 "sort_types.go"
@@ -7231,7 +9080,9 @@ extern "C" __global__ void __launch_bounds__(256) sort_hist_f64(const double* ke
   sortHistF64<false>(hg_make_slice(keys_p, keys_n), hg_bare(hist_p), begin, end, desc, span, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sort_hist_f64_checked(const double* keys_p, long long keys_n, uint32_t* hist_p, long long begin, long long end, bool desc, long long span, long long hist_n, hg_fault* hg_f) {
-  sortHistF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, hg_f);
+  hg_fault hg_own = {};
+  sortHistF64<true>(hg_make_slice(keys_p, keys_n), hg_make_slice(hist_p, hist_n), begin, end, desc, span, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 198 "sort_types.go"
@@ -7251,14 +9102,16 @@ template <bool Checked> HG_DEV void sweepKeysF64(hg_slice<const double> keysIn, 
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 204 "sort_types.go"
-  onesweep<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 204, 26), base, start, warps, hg_f);
+  onesweep<Checked, double, double>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 204, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 204, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysF64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysF64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 210 "sort_types.go"
@@ -7281,14 +9134,16 @@ template <bool Checked> HG_DEV void sweepPairsI32I32(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 217 "sort_types.go"
-  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 217, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 217, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 217, 26), base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 217, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 217, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 217, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsI32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 223 "sort_types.go"
@@ -7311,14 +9166,16 @@ template <bool Checked> HG_DEV void sweepPairsI32U32(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 230 "sort_types.go"
-  onesweep<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 230, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 230, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 230, 26), base, start, warps, hg_f);
+  onesweep<Checked, int32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 230, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 230, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 230, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsI32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 236 "sort_types.go"
@@ -7341,14 +9198,16 @@ template <bool Checked> HG_DEV void sweepPairsI32I64(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 243 "sort_types.go"
-  onesweep<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 243, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 243, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 243, 26), base, start, warps, hg_f);
+  onesweep<Checked, int32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 243, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 243, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 243, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsI32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_i64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 249 "sort_types.go"
@@ -7371,14 +9230,16 @@ template <bool Checked> HG_DEV void sweepPairsI32U64(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 256 "sort_types.go"
-  onesweep<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 256, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 256, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 256, 26), base, start, warps, hg_f);
+  onesweep<Checked, int32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 256, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 256, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 256, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsI32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_u64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 262 "sort_types.go"
@@ -7401,14 +9262,16 @@ template <bool Checked> HG_DEV void sweepPairsI32F32(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 269 "sort_types.go"
-  onesweep<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 269, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 269, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 269, 26), base, start, warps, hg_f);
+  onesweep<Checked, int32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 269, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 269, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 269, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsI32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f32_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 275 "sort_types.go"
@@ -7431,14 +9294,16 @@ template <bool Checked> HG_DEV void sweepPairsI32F64(hg_slice<const int32_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 282 "sort_types.go"
-  onesweep<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 282, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 282, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 282, 26), base, start, warps, hg_f);
+  onesweep<Checked, int32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 282, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 282, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 282, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsI32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i32_f64_checked(const int32_t* keysIn_p, long long keysIn_n, int32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 288 "sort_types.go"
@@ -7461,14 +9326,16 @@ template <bool Checked> HG_DEV void sweepPairsU32I32(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 295 "sort_types.go"
-  onesweep<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 295, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 295, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 295, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 295, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 295, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 295, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 301 "sort_types.go"
@@ -7491,14 +9358,16 @@ template <bool Checked> HG_DEV void sweepPairsU32U32(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 308 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 308, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 308, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 308, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 308, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 308, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 308, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 314 "sort_types.go"
@@ -7521,14 +9390,16 @@ template <bool Checked> HG_DEV void sweepPairsU32I64(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 321 "sort_types.go"
-  onesweep<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 321, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 321, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 321, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 321, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 321, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 321, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_i64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 327 "sort_types.go"
@@ -7551,14 +9422,16 @@ template <bool Checked> HG_DEV void sweepPairsU32U64(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 334 "sort_types.go"
-  onesweep<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 334, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 334, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 334, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 334, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 334, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 334, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 340 "sort_types.go"
@@ -7581,14 +9454,16 @@ template <bool Checked> HG_DEV void sweepPairsU32F32(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 347 "sort_types.go"
-  onesweep<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 347, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 347, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 347, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 347, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 347, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 347, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f32_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 353 "sort_types.go"
@@ -7611,14 +9486,16 @@ template <bool Checked> HG_DEV void sweepPairsU32F64(hg_slice<const uint32_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 360 "sort_types.go"
-  onesweep<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 360, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 360, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 360, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 360, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 360, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 360, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_f64_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 366 "sort_types.go"
@@ -7641,14 +9518,16 @@ template <bool Checked> HG_DEV void sweepPairsI64I32(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 373 "sort_types.go"
-  onesweep<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 373, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 373, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 373, 26), base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 373, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 373, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 373, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsI64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 379 "sort_types.go"
@@ -7671,14 +9550,16 @@ template <bool Checked> HG_DEV void sweepPairsI64U32(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 386 "sort_types.go"
-  onesweep<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 386, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 386, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 386, 26), base, start, warps, hg_f);
+  onesweep<Checked, int64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 386, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 386, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 386, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsI64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 392 "sort_types.go"
@@ -7701,14 +9582,16 @@ template <bool Checked> HG_DEV void sweepPairsI64I64(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 399 "sort_types.go"
-  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 399, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 399, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 399, 26), base, start, warps, hg_f);
+  onesweep<Checked, int64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 399, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 399, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 399, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsI64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_i64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 405 "sort_types.go"
@@ -7731,14 +9614,16 @@ template <bool Checked> HG_DEV void sweepPairsI64U64(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 412 "sort_types.go"
-  onesweep<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 412, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 412, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 412, 26), base, start, warps, hg_f);
+  onesweep<Checked, int64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 412, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 412, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 412, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsI64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_u64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 418 "sort_types.go"
@@ -7761,14 +9646,16 @@ template <bool Checked> HG_DEV void sweepPairsI64F32(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 425 "sort_types.go"
-  onesweep<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 425, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 425, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 425, 26), base, start, warps, hg_f);
+  onesweep<Checked, int64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 425, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 425, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 425, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsI64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f32_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 431 "sort_types.go"
@@ -7791,14 +9678,16 @@ template <bool Checked> HG_DEV void sweepPairsI64F64(hg_slice<const int64_t> key
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 438 "sort_types.go"
-  onesweep<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 438, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 438, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 438, 26), base, start, warps, hg_f);
+  onesweep<Checked, int64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 1, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 438, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 438, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 438, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsI64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_i64_f64_checked(const int64_t* keysIn_p, long long keysIn_n, int64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsI64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 444 "sort_types.go"
@@ -7821,14 +9710,16 @@ template <bool Checked> HG_DEV void sweepPairsU64I32(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 451 "sort_types.go"
-  onesweep<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 451, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 451, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 451, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 451, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 451, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 451, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 457 "sort_types.go"
@@ -7851,14 +9742,16 @@ template <bool Checked> HG_DEV void sweepPairsU64U32(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 464 "sort_types.go"
-  onesweep<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 464, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 464, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 464, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 464, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 464, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 464, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 470 "sort_types.go"
@@ -7881,14 +9774,16 @@ template <bool Checked> HG_DEV void sweepPairsU64I64(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 477 "sort_types.go"
-  onesweep<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 477, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 477, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 477, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 477, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 477, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 477, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_i64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 483 "sort_types.go"
@@ -7911,14 +9806,16 @@ template <bool Checked> HG_DEV void sweepPairsU64U64(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 490 "sort_types.go"
-  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 490, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 490, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 490, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 490, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 490, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 490, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_u64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 496 "sort_types.go"
@@ -7941,14 +9838,16 @@ template <bool Checked> HG_DEV void sweepPairsU64F32(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 503 "sort_types.go"
-  onesweep<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 503, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 503, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 503, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 503, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 503, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 503, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f32_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 509 "sort_types.go"
@@ -7971,14 +9870,16 @@ template <bool Checked> HG_DEV void sweepPairsU64F64(hg_slice<const uint64_t> ke
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 516 "sort_types.go"
-  onesweep<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 516, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 516, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 516, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint64_t, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 516, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 516, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 516, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u64_f64_checked(const uint64_t* keysIn_p, long long keysIn_n, uint64_t* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 522 "sort_types.go"
@@ -8001,14 +9902,16 @@ template <bool Checked> HG_DEV void sweepPairsF32I32(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 529 "sort_types.go"
-  onesweep<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 529, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 529, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 529, 26), base, start, warps, hg_f);
+  onesweep<Checked, float, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 529, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 529, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 529, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsF32I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 535 "sort_types.go"
@@ -8031,14 +9934,16 @@ template <bool Checked> HG_DEV void sweepPairsF32U32(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 542 "sort_types.go"
-  onesweep<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 542, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 542, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 542, 26), base, start, warps, hg_f);
+  onesweep<Checked, float, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 542, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 542, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 542, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsF32U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 548 "sort_types.go"
@@ -8061,14 +9966,16 @@ template <bool Checked> HG_DEV void sweepPairsF32I64(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 555 "sort_types.go"
-  onesweep<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 555, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 555, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 555, 26), base, start, warps, hg_f);
+  onesweep<Checked, float, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 555, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 555, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 555, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsF32I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_i64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 561 "sort_types.go"
@@ -8091,14 +9998,16 @@ template <bool Checked> HG_DEV void sweepPairsF32U64(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 568 "sort_types.go"
-  onesweep<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 568, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 568, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 568, 26), base, start, warps, hg_f);
+  onesweep<Checked, float, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 568, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 568, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 568, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsF32U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_u64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 574 "sort_types.go"
@@ -8121,14 +10030,16 @@ template <bool Checked> HG_DEV void sweepPairsF32F32(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 581 "sort_types.go"
-  onesweep<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 581, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 581, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 581, 26), base, start, warps, hg_f);
+  onesweep<Checked, float, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 581, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 581, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 581, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsF32F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f32_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 587 "sort_types.go"
@@ -8151,14 +10062,16 @@ template <bool Checked> HG_DEV void sweepPairsF32F64(hg_slice<const float> keysI
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 594 "sort_types.go"
-  onesweep<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 594, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 594, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 594, 26), base, start, warps, hg_f);
+  onesweep<Checked, float, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 2, 32LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 594, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 594, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 594, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsF32F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f32_f64_checked(const float* keysIn_p, long long keysIn_n, float* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF32F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 600 "sort_types.go"
@@ -8181,14 +10094,16 @@ template <bool Checked> HG_DEV void sweepPairsF64I32(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 607 "sort_types.go"
-  onesweep<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 607, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 607, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 607, 26), base, start, warps, hg_f);
+  onesweep<Checked, double, int32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 607, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 607, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 607, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsF64I32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int32_t* valsIn_p, int32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64I32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 613 "sort_types.go"
@@ -8211,14 +10126,16 @@ template <bool Checked> HG_DEV void sweepPairsF64U32(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 620 "sort_types.go"
-  onesweep<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 620, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 620, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 620, 26), base, start, warps, hg_f);
+  onesweep<Checked, double, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 620, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 620, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 620, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsF64U32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64U32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 626 "sort_types.go"
@@ -8241,14 +10158,16 @@ template <bool Checked> HG_DEV void sweepPairsF64I64(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 633 "sort_types.go"
-  onesweep<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 633, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 633, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 633, 26), base, start, warps, hg_f);
+  onesweep<Checked, double, int64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 633, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 633, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 633, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsF64I64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_i64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const int64_t* valsIn_p, int64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64I64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 639 "sort_types.go"
@@ -8271,14 +10190,16 @@ template <bool Checked> HG_DEV void sweepPairsF64U64(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 646 "sort_types.go"
-  onesweep<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 646, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 646, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 646, 26), base, start, warps, hg_f);
+  onesweep<Checked, double, uint64_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 646, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 646, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 646, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsF64U64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_u64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const uint64_t* valsIn_p, uint64_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64U64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 652 "sort_types.go"
@@ -8301,14 +10222,16 @@ template <bool Checked> HG_DEV void sweepPairsF64F32(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 659 "sort_types.go"
-  onesweep<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 659, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 659, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 659, 26), base, start, warps, hg_f);
+  onesweep<Checked, double, float>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 659, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 659, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 659, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsF64F32<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f32_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const float* valsIn_p, float* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64F32<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 665 "sort_types.go"
@@ -8331,14 +10254,16 @@ template <bool Checked> HG_DEV void sweepPairsF64F64(hg_slice<const double> keys
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 672 "sort_types.go"
-  onesweep<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 672, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 672, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 672, 26), base, start, warps, hg_f);
+  onesweep<Checked, double, double>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 3, 64LL, desc, 256LL, 9LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 672, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 672, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 672, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsF64F64<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_f64_f64_checked(const double* keysIn_p, long long keysIn_n, double* keysOut_p, const double* valsIn_p, double* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsF64F64<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 678 "sort_types.go"
@@ -8358,14 +10283,16 @@ template <bool Checked> HG_DEV void sweepKeysU32T256x16m3(hg_slice<const uint32_
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 684 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 684, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 684, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 684, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 684, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 684, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 684, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256, 3) sweep_keys_u32_t256x16m3(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysU32T256x16m3<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 3) sweep_keys_u32_t256x16m3_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU32T256x16m3<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU32T256x16m3<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 690 "sort_types.go"
@@ -8385,14 +10312,16 @@ template <bool Checked> HG_DEV void sweepKeysU32T256x16m4(hg_slice<const uint32_
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 696 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 696, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 696, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 696, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 696, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 696, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 696, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256, 4) sweep_keys_u32_t256x16m4(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysU32T256x16m4<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 4) sweep_keys_u32_t256x16m4_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU32T256x16m4<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU32T256x16m4<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 702 "sort_types.go"
@@ -8412,14 +10341,16 @@ template <bool Checked> HG_DEV void sweepKeysU32T256x24(hg_slice<const uint32_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 708 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 24LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 708, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 708, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 708, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 24LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 708, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 708, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 708, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_t256x24(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysU32T256x24<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_keys_u32_t256x24_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU32T256x24<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU32T256x24<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 714 "sort_types.go"
@@ -8439,14 +10370,16 @@ template <bool Checked> HG_DEV void sweepKeysU32T384x16(hg_slice<const uint32_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 720 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 720, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 720, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 720, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 720, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 720, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 720, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x16(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysU32T384x16<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x16_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU32T384x16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU32T384x16<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 726 "sort_types.go"
@@ -8466,14 +10399,16 @@ template <bool Checked> HG_DEV void sweepKeysU32T384x16m2(hg_slice<const uint32_
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 732 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 732, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 732, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 732, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 732, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 732, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 732, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(384, 2) sweep_keys_u32_t384x16m2(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysU32T384x16m2<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(384, 2) sweep_keys_u32_t384x16m2_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU32T384x16m2<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU32T384x16m2<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 738 "sort_types.go"
@@ -8493,14 +10428,16 @@ template <bool Checked> HG_DEV void sweepKeysU32T384x20(hg_slice<const uint32_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 744 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 20LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 744, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 744, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 744, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 20LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 744, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 744, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 744, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x20(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysU32T384x20<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(384) sweep_keys_u32_t384x20_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU32T384x20<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU32T384x20<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 750 "sort_types.go"
@@ -8520,14 +10457,16 @@ template <bool Checked> HG_DEV void sweepKeysU32T512x12(hg_slice<const uint32_t>
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 756 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 512LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 756, 26), hg_sub<Checked>((*sk), 0, -1, hg_f, 756, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 756, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, keysIn, keysOut, false, meta, states, p, shift, bits, 0, 32LL, desc, 512LL, 12LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 756, 30), hg_sub<Checked>((*sk), 0, -1, hg_f, 756, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 756, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(512) sweep_keys_u32_t512x12(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepKeysU32T512x12<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(512) sweep_keys_u32_t512x12_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepKeysU32T512x12<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepKeysU32T512x12<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 762 "sort_types.go"
@@ -8550,14 +10489,16 @@ template <bool Checked> HG_DEV void sweepPairsU32U32T256x16m3(hg_slice<const uin
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 769 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 769, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 769, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 769, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 16LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 769, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 769, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 769, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256, 3) sweep_pairs_u32_u32_t256x16m3(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU32U32T256x16m3<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256, 3) sweep_pairs_u32_u32_t256x16m3_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32U32T256x16m3<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32U32T256x16m3<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 775 "sort_types.go"
@@ -8580,14 +10521,16 @@ template <bool Checked> HG_DEV void sweepPairsU32U32T256x18(hg_slice<const uint3
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 782 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 18LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 782, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 782, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 782, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 256LL, 18LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 782, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 782, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 782, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32_t256x18(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU32U32T256x18<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(256) sweep_pairs_u32_u32_t256x18_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32U32T256x18<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32U32T256x18<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
 #line 788 "sort_types.go"
@@ -8610,13 +10553,15 @@ template <bool Checked> HG_DEV void sweepPairsU32U32T384x10(hg_slice<const uint3
   __shared__ hg_array<uint32_t, 32> hg_shared_warps;
   hg_array<uint32_t, 32>* warps = &hg_shared_warps;
 #line 795 "sort_types.go"
-  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 10LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 795, 26), hg_sub<Checked>((*sv), 0, -1, hg_f, 795, 26), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 795, 26), base, start, warps, hg_f);
+  onesweep<Checked, uint32_t, uint32_t>(keysIn, keysOut, valsIn, valsOut, true, meta, states, p, shift, bits, 0, 32LL, desc, 384LL, 10LL, hg_sub<Checked>((*sk), 0, -1, hg_f, 795, 30), hg_sub<Checked>((*sv), 0, -1, hg_f, 795, 30), hg_sub<Checked>((*wcnt), 0, -1, hg_f, 795, 30), base, start, warps, hg_f);
 }
 
 extern "C" __global__ void __launch_bounds__(384) sweep_pairs_u32_u32_t384x10(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc) {
   sweepPairsU32U32T384x10<false>(hg_make_slice(keysIn_p, keysIn_n), hg_bare(keysOut_p), hg_bare(valsIn_p), hg_bare(valsOut_p), hg_bare(meta_p), hg_make_slice(states_p, states_n), p, shift, bits, desc, nullptr);
 }
 extern "C" __global__ void __launch_bounds__(384) sweep_pairs_u32_u32_t384x10_checked(const uint32_t* keysIn_p, long long keysIn_n, uint32_t* keysOut_p, const uint32_t* valsIn_p, uint32_t* valsOut_p, uint32_t* meta_p, uint32_t* states_p, long long states_n, long long p, long long shift, long long bits, bool desc, long long keysOut_n, long long valsIn_n, long long valsOut_n, long long meta_n, hg_fault* hg_f) {
-  sweepPairsU32U32T384x10<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, hg_f);
+  hg_fault hg_own = {};
+  sweepPairsU32U32T384x10<true>(hg_make_slice(keysIn_p, keysIn_n), hg_make_slice(keysOut_p, keysOut_n), hg_make_slice(valsIn_p, valsIn_n), hg_make_slice(valsOut_p, valsOut_n), hg_make_slice(meta_p, meta_n), hg_make_slice(states_p, states_n), p, shift, bits, desc, &hg_own);
+  hg_publish(hg_f, hg_own);
 }
 
