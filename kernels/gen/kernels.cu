@@ -165,6 +165,20 @@ struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 // unlikely one to the fields, and a check repeated after it (a tile's
 // row index in every step of an unrolled loop) folds away: bad & !set is
 // false once set |= bad.
+// HG_ASSUME(Checked, x): the checked variant takes x as given, a counted
+// loop's index within the bounds the count was made from, so a check of
+// the index against the same bound (s[i] in for i < len(s)) folds away.
+#if defined(__clang__)
+#define HG_ASSUME(C, x) \
+  do {                  \
+    if (C) __builtin_assume(x); \
+  } while (0)
+#else
+#define HG_ASSUME(C, x) \
+  do {                  \
+  } while (0)
+#endif
+
 HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
   bool was = f->set != 0u;
   bool first = bad & !was;
@@ -743,6 +757,7 @@ template <bool Checked> HG_DEV void reduceSum(hg_slice<const float> in, hg_slice
       #pragma unroll 4
       for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
         long long i = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
+        HG_ASSUME(Checked, i >= hg_i3 && i < hg_b1);
 #line 64 "kernels.go"
         sum += hg_ld<Checked>(in, i, hg_f, 64, 2);
       }

@@ -165,6 +165,20 @@ struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 // unlikely one to the fields, and a check repeated after it (a tile's
 // row index in every step of an unrolled loop) folds away: bad & !set is
 // false once set |= bad.
+// HG_ASSUME(Checked, x): the checked variant takes x as given, a counted
+// loop's index within the bounds the count was made from, so a check of
+// the index against the same bound (s[i] in for i < len(s)) folds away.
+#if defined(__clang__)
+#define HG_ASSUME(C, x) \
+  do {                  \
+    if (C) __builtin_assume(x); \
+  } while (0)
+#else
+#define HG_ASSUME(C, x) \
+  do {                  \
+  } while (0)
+#endif
+
 HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
   bool was = f->set != 0u;
   bool first = bad & !was;
@@ -1389,6 +1403,7 @@ template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_sl
         #pragma unroll 4
         for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
           long long i = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
+          HG_ASSUME(Checked, i >= hg_i3 && i < hg_b1);
 #line 133 "kernels.go"
           acc = hg_add(acc, hg_ld<Checked>(in, i, hg_f, 133, 3));
         }
@@ -1947,6 +1962,7 @@ template <bool Checked, class T> HG_DEV void segReduce(hg_slice<const T> in, hg_
         #pragma unroll 4
         for (unsigned long long hg_k11 = 0; hg_k11 < hg_n10; hg_k11++) {
           long long i = (long long)((unsigned long long)hg_i9 + hg_k11 * (unsigned long long)hg_st8);
+          HG_ASSUME(Checked, i >= hg_i9 && i < hg_b7);
 #line 30 "kernels_segment.go"
           acc = combine<Checked, T>(acc, hg_ld<Checked>(in, i, hg_f, 30, 9), op, hg_f);
         }
@@ -2010,6 +2026,7 @@ template <bool Checked, class T> HG_DEV void selectCount(hg_slice<const T> in, h
       #pragma unroll 4
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
+        HG_ASSUME(Checked, i >= hg_i5 && i < hg_b3);
 #line 51 "kernels_select.go"
         if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
           c = hg_add(c, 1LL);
@@ -2068,6 +2085,7 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
         #pragma unroll 4
         for (unsigned long long hg_k9 = 0; hg_k9 < hg_n8; hg_k9++) {
           long long i = (long long)((unsigned long long)hg_i7 + hg_k9 * (unsigned long long)hg_st6);
+          HG_ASSUME(Checked, i >= hg_i7 && i < hg_b5);
 #line 77 "kernels_select.go"
           if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
             c = hg_add(c, 1LL);
@@ -2677,6 +2695,7 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
       #pragma unroll 4
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
+        HG_ASSUME(Checked, i >= hg_i5 && i < hg_b3);
 #line 18 "kernels_hist.go"
         hg_at<Checked>(local, i, hg_f, 18, 5) = 0U;
       }
@@ -2714,6 +2733,7 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
         #pragma unroll 4
         for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
           long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
+          HG_ASSUME(Checked, i >= hg_i15 && i < hg_b13);
 #line 32 "kernels_hist.go"
           long long b = -1LL;
           if (isFloat) {
@@ -2802,6 +2822,7 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
       #pragma unroll 4
       for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
         long long i = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
+        HG_ASSUME(Checked, i >= hg_i24 && i < hg_b22);
 #line 54 "kernels_hist.go"
         {
 #line 54 "kernels_hist.go"
@@ -2892,6 +2913,7 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
       #pragma unroll 4
       for (unsigned long long hg_k9 = 0; hg_k9 < hg_n8; hg_k9++) {
         long long d = (long long)((unsigned long long)hg_i7 + hg_k9 * (unsigned long long)hg_st6);
+        HG_ASSUME(Checked, d >= hg_i7 && d < hg_b5);
 #line 312 "kernels.go"
         hg_at<Checked>((*bins), d, hg_f, 312, 3) = 0U;
       }
@@ -2924,6 +2946,7 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
         #pragma unroll 4
         for (unsigned long long hg_k18 = 0; hg_k18 < hg_n17; hg_k18++) {
           long long i = (long long)((unsigned long long)hg_i16 + hg_k18 * (unsigned long long)hg_st15);
+          HG_ASSUME(Checked, i >= hg_i16 && i < hg_b14);
 #line 323 "kernels.go"
           hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3)), 1U);
         }
@@ -2946,6 +2969,7 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
       #pragma unroll 4
       for (unsigned long long hg_k25 = 0; hg_k25 < hg_n24; hg_k25++) {
         long long d = (long long)((unsigned long long)hg_i23 + hg_k25 * (unsigned long long)hg_st22);
+        HG_ASSUME(Checked, d >= hg_i23 && d < hg_b21);
 #line 328 "kernels.go"
         hg_at<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
       }
@@ -3010,6 +3034,7 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
       #pragma unroll 4
       for (unsigned long long hg_k15 = 0; hg_k15 < hg_n14; hg_k15++) {
         long long d = (long long)((unsigned long long)hg_i13 + hg_k15 * (unsigned long long)hg_st12);
+        HG_ASSUME(Checked, d >= hg_i13 && d < hg_b11);
 #line 365 "kernels.go"
         hg_at<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
         for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
@@ -3062,6 +3087,7 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
         #pragma unroll 4
         for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
           long long dd = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
+          HG_ASSUME(Checked, dd >= hg_i24 && dd < hg_b22);
 #line 397 "kernels.go"
           uint32_t r = hg_ld<Checked>((*run), dd, hg_f, 397, 3);
           for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
@@ -3122,6 +3148,7 @@ template <bool Checked, class K> HG_DEV void keyHeads(hg_slice<const K> keys, hg
       #pragma unroll 4
       for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
         long long i = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+        HG_ASSUME(Checked, i >= hg_i6 && i < hg_b4);
 #line 72 "kernels_segment.go"
         uint8_t f = {};
         if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 9) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 9))) {
@@ -3206,6 +3233,7 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
         #pragma unroll 4
         for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
           long long r = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+          HG_ASSUME(Checked, r >= hg_i6 && r < hg_b4);
 #line 92 "kernels_merge.go"
           long long re = hg_min(hg_add(r, 32LL), hg_add(lo, m));
           for (long long x = r; x < re; x = hg_add(x, 1LL)) {
@@ -3258,6 +3286,7 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
       #pragma unroll 4
       for (unsigned long long hg_k19 = 0; hg_k19 < hg_n18; hg_k19++) {
         long long x = (long long)((unsigned long long)hg_i17 + hg_k19 * (unsigned long long)hg_st16);
+        HG_ASSUME(Checked, x >= hg_i17 && x < hg_b15);
 #line 112 "kernels_merge.go"
         hg_at<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
         hg_at<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
@@ -3284,6 +3313,7 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
         #pragma unroll 4
         for (unsigned long long hg_k27 = 0; hg_k27 < hg_n26; hg_k27++) {
           long long x = (long long)((unsigned long long)hg_i25 + hg_k27 * (unsigned long long)hg_st24);
+          HG_ASSUME(Checked, x >= hg_i25 && x < hg_b23);
 #line 120 "kernels_merge.go"
           long long r0 = hg_mul(hg_div<Checked>(x, hg_mul(2LL, w), hg_f, 120, 7), hg_mul(2LL, w));
           long long hg_t29 = hg_min(hg_add(r0, w), m);
@@ -3335,6 +3365,7 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
       #pragma unroll 4
       for (unsigned long long hg_k38 = 0; hg_k38 < hg_n37; hg_k38++) {
         long long x = (long long)((unsigned long long)hg_i36 + hg_k38 * (unsigned long long)hg_st35);
+        HG_ASSUME(Checked, x >= hg_i36 && x < hg_b34);
 #line 136 "kernels_merge.go"
         hg_at<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
         if (pairs) {
@@ -3453,6 +3484,7 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
       #pragma unroll 4
       for (unsigned long long hg_k16 = 0; hg_k16 < hg_n15; hg_k16++) {
         long long x = (long long)((unsigned long long)hg_i14 + hg_k16 * (unsigned long long)hg_st13);
+        HG_ASSUME(Checked, x >= hg_i14 && x < hg_b12);
 #line 202 "kernels_merge.go"
         long long g = hg_sub(hg_add(hg_add(bs, j0), x), la);
         if (x < la) {
@@ -3513,6 +3545,7 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
       #pragma unroll 4
       for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
         long long x = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
+        HG_ASSUME(Checked, x >= hg_i22 && x < hg_b20);
 #line 232 "kernels_merge.go"
         hg_at<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
         if (pairs) {
@@ -3550,6 +3583,7 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
+        HG_ASSUME(Checked, i >= hg_i4 && i < hg_b2);
 #line 252 "kernels_merge.go"
         hg_at<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
       }
@@ -3579,6 +3613,7 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       #pragma unroll 4
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
+        HG_ASSUME(Checked, i >= hg_i5 && i < hg_b3);
 #line 40 "kernels_sort.go"
         hg_at<Checked>((*bins), i, hg_f, 40, 11) = 0U;
       }
@@ -3613,6 +3648,7 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       #pragma unroll 4
       for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
         long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
+        HG_ASSUME(Checked, i >= hg_i15 && i < hg_b13);
 #line 51 "kernels_sort.go"
         uint64_t u = ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 51, 11), kind, width, desc, hg_f);
         for (long long p = 0LL; p < passes; p = hg_add(p, 1LL)) {
@@ -3662,6 +3698,7 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       #pragma unroll 4
       for (unsigned long long hg_k28 = 0; hg_k28 < hg_n27; hg_k28++) {
         long long i = (long long)((unsigned long long)hg_i26 + hg_k28 * (unsigned long long)hg_st25);
+        HG_ASSUME(Checked, i >= hg_i26 && i < hg_b24);
 #line 65 "kernels_sort.go"
         {
 #line 65 "kernels_sort.go"
@@ -3832,6 +3869,7 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       #pragma unroll 4
       for (unsigned long long hg_k20 = 0; hg_k20 < hg_n19; hg_k20++) {
         long long i = (long long)((unsigned long long)hg_i18 + hg_k20 * (unsigned long long)hg_st17);
+        HG_ASSUME(Checked, i >= hg_i18 && i < hg_b16);
 #line 193 "kernels_sort.go"
         K k = hg_ld<Checked>(sk, i, hg_f, 193, 11);
         long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(k, kind, width, desc, hg_f), shift, hg_f, 194, 11) & mask);
@@ -3873,6 +3911,7 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       #pragma unroll 4
       for (unsigned long long hg_k28 = 0; hg_k28 < hg_n27; hg_k28++) {
         long long i = (long long)((unsigned long long)hg_i26 + hg_k28 * (unsigned long long)hg_st25);
+        HG_ASSUME(Checked, i >= hg_i26 && i < hg_b24);
 #line 207 "kernels_sort.go"
         long long d = (long long)(hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(sk, i, hg_f, 207, 11), kind, width, desc, hg_f), shift, hg_f, 207, 11) & mask);
         hg_at<Checked>(valsOut, hg_ld<Checked>((*base), d, hg_f, 208, 11) + (uint32_t)(i), hg_f, 208, 11) = hg_ld<Checked>(sv, i, hg_f, 208, 11);
@@ -3913,6 +3952,7 @@ template <bool Checked> HG_DEV void runLengths(hg_slice<const int64_t> heads, hg
       #pragma unroll 4
       for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
         long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+        HG_ASSUME(Checked, j >= hg_i6 && j < hg_b4);
 #line 164 "kernels_select.go"
         int64_t end = (int64_t)(n);
         if (hg_add(j, 1LL) < r) {
