@@ -359,10 +359,12 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
+// A slice's read branches once: the load waits on the check anyway.
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
-  if (C) hg_note(f, bad, 1, line, file, i, s.n);
-  if (HG_UNLIKELY(bad)) return {};
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
+    hg_fail(f, 1, line, file, i, s.n);
+    return {};
+  }
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
