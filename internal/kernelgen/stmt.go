@@ -468,7 +468,9 @@ func (e *emitter) loopBody(tg *target, body []ast.Stmt, post func(), first strin
 	top := e.top
 	e.top = false
 	if first != "" {
-		e.linef("%s", first)
+		for _, l := range strings.Split(first, "\n") {
+			e.linef("%s", l)
+		}
 	}
 	e.stmts(body)
 	e.top = top

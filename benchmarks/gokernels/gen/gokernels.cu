@@ -165,6 +165,20 @@ struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 // unlikely one to the fields, and a check repeated after it (a tile's
 // row index in every step of an unrolled loop) folds away: bad & !set is
 // false once set |= bad.
+// HG_ASSUME(Checked, x): the checked variant takes x as given, a counted
+// loop's index within the bounds the count was made from, so a check of
+// the index against the same bound (s[i] in for i < len(s)) folds away.
+#if defined(__clang__)
+#define HG_ASSUME(C, x) \
+  do {                  \
+    if (C) __builtin_assume(x); \
+  } while (0)
+#else
+#define HG_ASSUME(C, x) \
+  do {                  \
+  } while (0)
+#endif
+
 HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
   bool was = f->set != 0u;
   bool first = bad & !was;
@@ -340,10 +354,12 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
+// A slice's read branches once: the load waits on the check anyway.
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
-  if (C) hg_note(f, bad, 1, line, file, i, s.n);
-  if (HG_UNLIKELY(bad)) return {};
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
+    hg_fail(f, 1, line, file, i, s.n);
+    return {};
+  }
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
@@ -669,6 +685,7 @@ template <bool Checked, class T> HG_DEV void reduceBlock(hg_slice<const T> in, h
       #pragma unroll 4
       for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
         long long i = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
+        HG_ASSUME(Checked, i >= hg_i3 && i < hg_b1);
 #line 84 "kernels.go"
         sum = hg_add(sum, hg_ld<Checked>(in, i, hg_f, 84, 0));
         if (hg_add(i, bs) < in.n) {
@@ -891,6 +908,7 @@ template <bool Checked> HG_DEV void histogram256(hg_slice<const uint8_t> data, h
       #pragma unroll 4
       for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
         long long i = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
+        HG_ASSUME(Checked, i >= hg_i3 && i < hg_b1);
 #line 131 "kernels.go"
         hg_at<Checked>((*local), i, hg_f, 131, 0) = 0U;
       }
@@ -912,6 +930,7 @@ template <bool Checked> HG_DEV void histogram256(hg_slice<const uint8_t> data, h
       #pragma unroll 4
       for (unsigned long long hg_k12 = 0; hg_k12 < hg_n11; hg_k12++) {
         long long i = (long long)((unsigned long long)hg_i10 + hg_k12 * (unsigned long long)hg_st9);
+        HG_ASSUME(Checked, i >= hg_i10 && i < hg_b8);
 #line 135 "kernels.go"
         hg_atomic_add(hg_ptr_shared(hg_at<Checked>((*local), hg_ld<Checked>(data, i, hg_f, 135, 0), hg_f, 135, 0)), 1U);
       }
@@ -933,6 +952,7 @@ template <bool Checked> HG_DEV void histogram256(hg_slice<const uint8_t> data, h
       #pragma unroll 4
       for (unsigned long long hg_k19 = 0; hg_k19 < hg_n18; hg_k19++) {
         long long i = (long long)((unsigned long long)hg_i17 + hg_k19 * (unsigned long long)hg_st16);
+        HG_ASSUME(Checked, i >= hg_i17 && i < hg_b15);
 #line 139 "kernels.go"
         {
 #line 139 "kernels.go"

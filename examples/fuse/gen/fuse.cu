@@ -165,6 +165,20 @@ struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 // unlikely one to the fields, and a check repeated after it (a tile's
 // row index in every step of an unrolled loop) folds away: bad & !set is
 // false once set |= bad.
+// HG_ASSUME(Checked, x): the checked variant takes x as given, a counted
+// loop's index within the bounds the count was made from, so a check of
+// the index against the same bound (s[i] in for i < len(s)) folds away.
+#if defined(__clang__)
+#define HG_ASSUME(C, x) \
+  do {                  \
+    if (C) __builtin_assume(x); \
+  } while (0)
+#else
+#define HG_ASSUME(C, x) \
+  do {                  \
+  } while (0)
+#endif
+
 HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
   bool was = f->set != 0u;
   bool first = bad & !was;
@@ -340,10 +354,12 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
+// A slice's read branches once: the load waits on the check anyway.
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
-  if (C) hg_note(f, bad, 1, line, file, i, s.n);
-  if (HG_UNLIKELY(bad)) return {};
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
+    hg_fail(f, 1, line, file, i, s.n);
+    return {};
+  }
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
@@ -1056,6 +1072,7 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeSortTiles(hg_sli
         #pragma unroll 4
         for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
           long long r = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+          HG_ASSUME(Checked, r >= hg_i6 && r < hg_b4);
 #line 361 "hipgo_inst_gen.go"
           long long re = hg_min(hg_add(r, 32LL), hg_add(lo, m));
           for (long long x = r; x < re; x = hg_add(x, 1LL)) {
@@ -1108,6 +1125,7 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeSortTiles(hg_sli
       #pragma unroll 4
       for (unsigned long long hg_k19 = 0; hg_k19 < hg_n18; hg_k19++) {
         long long x = (long long)((unsigned long long)hg_i17 + hg_k19 * (unsigned long long)hg_st16);
+        HG_ASSUME(Checked, x >= hg_i17 && x < hg_b15);
 #line 381 "hipgo_inst_gen.go"
         hg_at<Checked>(sk, x, hg_f, 381, 0) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 381, 0);
         hg_at<Checked>((*si), x, hg_f, 382, 0) = (uint32_t)(x);
@@ -1134,6 +1152,7 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeSortTiles(hg_sli
         #pragma unroll 4
         for (unsigned long long hg_k27 = 0; hg_k27 < hg_n26; hg_k27++) {
           long long x = (long long)((unsigned long long)hg_i25 + hg_k27 * (unsigned long long)hg_st24);
+          HG_ASSUME(Checked, x >= hg_i25 && x < hg_b23);
 #line 389 "hipgo_inst_gen.go"
           long long r0 = hg_mul(hg_div<Checked>(x, hg_mul(2LL, w), hg_f, 389, 0), hg_mul(2LL, w));
           long long hg_t29 = hg_min(hg_add(r0, w), m);
@@ -1185,6 +1204,7 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeSortTiles(hg_sli
       #pragma unroll 4
       for (unsigned long long hg_k38 = 0; hg_k38 < hg_n37; hg_k38++) {
         long long x = (long long)((unsigned long long)hg_i36 + hg_k38 * (unsigned long long)hg_st35);
+        HG_ASSUME(Checked, x >= hg_i36 && x < hg_b34);
 #line 405 "hipgo_inst_gen.go"
         hg_at<Checked>(out, hg_add(lo, x), hg_f, 405, 0) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 405, 0);
         if (pairs) {
@@ -1306,6 +1326,7 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeRuns(hg_slice<co
       #pragma unroll 4
       for (unsigned long long hg_k16 = 0; hg_k16 < hg_n15; hg_k16++) {
         long long x = (long long)((unsigned long long)hg_i14 + hg_k16 * (unsigned long long)hg_st13);
+        HG_ASSUME(Checked, x >= hg_i14 && x < hg_b12);
 #line 473 "hipgo_inst_gen.go"
         long long g = hg_sub(hg_add(hg_add(bs, j0), x), la);
         if (x < la) {
@@ -1366,6 +1387,7 @@ template <bool Checked, class F, class K> HG_DEV void hipgoMergeRuns(hg_slice<co
       #pragma unroll 4
       for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
         long long x = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
+        HG_ASSUME(Checked, x >= hg_i22 && x < hg_b20);
 #line 503 "hipgo_inst_gen.go"
         hg_at<Checked>(dst, hg_add(o0, x), hg_f, 503, 0) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 503, 0);
         if (pairs) {
@@ -1403,6 +1425,7 @@ template <bool Checked, class F, class R, class X1> HG_DEV void hipgoMap1(hg_sli
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
+        HG_ASSUME(Checked, i >= hg_i4 && i < hg_b2);
 #line 55 "hipgo_inst_gen.go"
         hg_at<Checked>(out, i, hg_f, 55, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 55, 0), hg_f);
       }
@@ -1441,6 +1464,7 @@ template <bool Checked, class F, class R, class X1, class X2, class X3> HG_DEV v
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
+        HG_ASSUME(Checked, i >= hg_i4 && i < hg_b2);
 #line 71 "hipgo_inst_gen.go"
         hg_at<Checked>(out, i, hg_f, 71, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 71, 0), hg_ld<Checked>(x2, hipgoAt<Checked>(i, d2, m2, hg_f), hg_f, 71, 0), hg_ld<Checked>(x3, hipgoAt<Checked>(i, d3, m3, hg_f), hg_f, 71, 0), hg_f);
       }
@@ -1479,6 +1503,7 @@ template <bool Checked, class F, class R, class X1, class X2, class X3, class X4
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
+        HG_ASSUME(Checked, i >= hg_i4 && i < hg_b2);
 #line 87 "hipgo_inst_gen.go"
         hg_at<Checked>(out, i, hg_f, 87, 0) = hg_m_Apply<Checked>(op, hg_ld<Checked>(x1, hipgoAt<Checked>(i, d1, m1, hg_f), hg_f, 87, 0), hg_ld<Checked>(x2, hipgoAt<Checked>(i, d2, m2, hg_f), hg_f, 87, 0), hg_ld<Checked>(x3, hipgoAt<Checked>(i, d3, m3, hg_f), hg_f, 87, 0), hg_ld<Checked>(x4, hipgoAt<Checked>(i, d4, m4, hg_f), hg_f, 87, 0), hg_f);
       }
@@ -1521,6 +1546,7 @@ template <bool Checked, class F, class T> HG_DEV void hipgoReduce(hg_slice<const
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
+        HG_ASSUME(Checked, i >= hg_i4 && i < hg_b2);
 #line 141 "hipgo_inst_gen.go"
         acc = hg_m_Apply<Checked>(op, acc, hg_ld<Checked>(in, i, hg_f, 141, 0), hg_f);
       }

@@ -165,6 +165,20 @@ struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 // unlikely one to the fields, and a check repeated after it (a tile's
 // row index in every step of an unrolled loop) folds away: bad & !set is
 // false once set |= bad.
+// HG_ASSUME(Checked, x): the checked variant takes x as given, a counted
+// loop's index within the bounds the count was made from, so a check of
+// the index against the same bound (s[i] in for i < len(s)) folds away.
+#if defined(__clang__)
+#define HG_ASSUME(C, x) \
+  do {                  \
+    if (C) __builtin_assume(x); \
+  } while (0)
+#else
+#define HG_ASSUME(C, x) \
+  do {                  \
+  } while (0)
+#endif
+
 HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
   bool was = f->set != 0u;
   bool first = bad & !was;
@@ -340,10 +354,12 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
+// A slice's read branches once: the load waits on the check anyway.
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
-  if (C) hg_note(f, bad, 1, line, file, i, s.n);
-  if (HG_UNLIKELY(bad)) return {};
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
+    hg_fail(f, 1, line, file, i, s.n);
+    return {};
+  }
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
@@ -713,6 +729,7 @@ template <bool Checked, class T> HG_DEV void arith(hg_slice<const T> x, long lon
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
+        HG_ASSUME(Checked, i >= hg_i4 && i < hg_b2);
 #line 56 "kernels.go"
         T hg_t8 = hg_ld<Checked>(x, at<Checked>(i, dx, mx, hg_f), hg_f, 56, 7);
         T hg_t9 = hg_ld<Checked>(y, at<Checked>(i, dy, my, hg_f), hg_f, 56, 7);
@@ -843,6 +860,7 @@ template <bool Checked, class T> HG_DEV void compare(hg_slice<const T> x, long l
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
+        HG_ASSUME(Checked, i >= hg_i4 && i < hg_b2);
 #line 111 "kernels.go"
         T b = c;
         if (!scalar) {
@@ -950,6 +968,7 @@ template <bool Checked, class T> HG_DEV void where(hg_slice<const uint8_t> mask,
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
+        HG_ASSUME(Checked, i >= hg_i4 && i < hg_b2);
 #line 130 "kernels.go"
         T v = c;
         if (hg_ld<Checked>(mask, i, hg_f, 131, 7) != (uint8_t)0) {
@@ -1053,6 +1072,7 @@ template <bool Checked, class T> HG_DEV void clip(hg_slice<const T> in, hg_slice
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
+        HG_ASSUME(Checked, i >= hg_i4 && i < hg_b2);
 #line 148 "kernels.go"
         T v = hg_ld<Checked>(in, i, hg_f, 148, 7);
         if (v < lo) {
@@ -1158,6 +1178,7 @@ template <bool Checked, class T, class U> HG_DEV void cast(hg_slice<const T> in,
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
+        HG_ASSUME(Checked, i >= hg_i4 && i < hg_b2);
 #line 169 "kernels.go"
         T v = hg_ld<Checked>(in, i, hg_f, 169, 7);
         if (sat) {
@@ -1661,6 +1682,7 @@ template <bool Checked, class T> HG_DEV void nonzero(hg_slice<const T> in, hg_sl
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
+        HG_ASSUME(Checked, i >= hg_i4 && i < hg_b2);
 #line 196 "kernels.go"
         int64_t r = {};
         if (hg_ld<Checked>(in, i, hg_f, 197, 7) != (T)0LL) {
