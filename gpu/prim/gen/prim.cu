@@ -1660,40 +1660,70 @@ template <bool Checked, class T> HG_DEV void lbLoadVec4(hg_slice<const T> in, hg
   long long tid = hg_t2;
 #line 79 "kernels_lookback.go"
   if (vec && (hg_add(lo, tile) <= n)) {
-    long long base = lo / 4LL;
-    for (long long c = tid; c < (tile / 4LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 4>(sh, c, hg_ldv<Checked, 4>(in, hg_add(base, c), hg_f, 82, 6), hg_f, 82, 6);
+#line 82 "kernels_lookback.go"
+    long long hg_t3 = lo / 4LL;
+    long long hg_t4 = tile / 4LL;
+    long long base = hg_t3;
+    long long nv = hg_t4;
+#line 83 "kernels_lookback.go"
+    long long c = tid;
+    for (; hg_add(c, hg_mul(3LL, bd)) < nv; c = hg_add(c, hg_mul(4LL, bd))) {
+      hg_array<T, 4> hg_t6 = hg_ldv<Checked, 4>(in, hg_add(base, c), hg_f, 85, 6);
+      hg_array<T, 4> hg_t7 = hg_ldv<Checked, 4>(in, hg_add(hg_add(base, c), bd), hg_f, 85, 6);
+      hg_array<T, 4> hg_t8 = hg_ldv<Checked, 4>(in, hg_add(hg_add(base, c), hg_mul(2LL, bd)), hg_f, 85, 6);
+      hg_array<T, 4> hg_t9 = hg_ldv<Checked, 4>(in, hg_add(hg_add(base, c), hg_mul(3LL, bd)), hg_f, 85, 6);
+      hg_array<T, 4> v0 = hg_t6;
+      hg_array<T, 4> v1 = hg_t7;
+      hg_array<T, 4> v2 = hg_t8;
+      hg_array<T, 4> v3 = hg_t9;
+#line 86 "kernels_lookback.go"
+      hg_stv<Checked, 4>(sh, c, v0, hg_f, 86, 6);
+      hg_stv<Checked, 4>(sh, hg_add(c, bd), v1, hg_f, 87, 6);
+      hg_stv<Checked, 4>(sh, hg_add(c, hg_mul(2LL, bd)), v2, hg_f, 88, 6);
+      hg_stv<Checked, 4>(sh, hg_add(c, hg_mul(3LL, bd)), v3, hg_f, 89, 6);
+    }
+    for (; hg_add(c, bd) < nv; c = hg_add(c, hg_mul(2LL, bd))) {
+      hg_array<T, 4> hg_t11 = hg_ldv<Checked, 4>(in, hg_add(base, c), hg_f, 92, 6);
+      hg_array<T, 4> hg_t12 = hg_ldv<Checked, 4>(in, hg_add(hg_add(base, c), bd), hg_f, 92, 6);
+      hg_array<T, 4> v0 = hg_t11;
+      hg_array<T, 4> v1 = hg_t12;
+#line 93 "kernels_lookback.go"
+      hg_stv<Checked, 4>(sh, c, v0, hg_f, 93, 6);
+      hg_stv<Checked, 4>(sh, hg_add(c, bd), v1, hg_f, 94, 6);
+    }
+    if (c < nv) {
+      hg_stv<Checked, 4>(sh, c, hg_ldv<Checked, 4>(in, hg_add(base, c), hg_f, 97, 6), hg_f, 97, 6);
     }
   } else {
     {
-      long long hg_i6 = tid;
-      long long hg_b4 = tile;
-      long long hg_st5 = bd;
-      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
-        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+      long long hg_i15 = tid;
+      long long hg_b13 = tile;
+      long long hg_st14 = bd;
+      if (hg_st14 > 0LL && hg_b13 <= 0x7fffffffffffffffLL - hg_st14 + 1LL) {
+        unsigned long long hg_n16 = hg_i15 < hg_b13 ? ((unsigned long long)hg_b13 - (unsigned long long)hg_i15 - 1ULL) / (unsigned long long)hg_st14 + 1ULL : 0ULL;
         #pragma unroll 4
-        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
-          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 86 "kernels_lookback.go"
+        for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
+          long long j = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
+#line 101 "kernels_lookback.go"
           T x = {};
           if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 88, 6);
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 103, 6);
           }
-          hg_ref<Checked>(sh, j, hg_f, 90, 6) = x;
+          hg_ref<Checked>(sh, j, hg_f, 105, 6) = x;
         }
       } else {
-        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 86 "kernels_lookback.go"
+        for (long long j = hg_i15; j < hg_b13; j = hg_add(j, hg_st14)) {
+#line 101 "kernels_lookback.go"
           T x = {};
           if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 88, 6);
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 103, 6);
           }
-          hg_ref<Checked>(sh, j, hg_f, 90, 6) = x;
+          hg_ref<Checked>(sh, j, hg_f, 105, 6) = x;
         }
       }
     }
   }
-#line 93 "kernels_lookback.go"
+#line 108 "kernels_lookback.go"
   hg_sync_threads();
 }
 
@@ -1712,18 +1742,18 @@ template <bool Checked, class T> HG_DEV uint64_t lbBits(T v, int32_t kind, hg_fa
   return (uint64_t)((uint32_t)(v));
 }
 
-#line 201 "kernels_lookback.go"
+#line 229 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void lbPublish(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, long long b, uint64_t status, T v, bool packed, int32_t kind, hg_fault* hg_f) {
   if (packed) {
-    hg_atomic_store<0, 1>(&hg_ref<Checked>(states, b, hg_f, 203, 6), (status << 32LL) | lbBits<Checked, T>(v, kind, hg_f));
+    hg_atomic_store<0, 1>(&hg_ref<Checked>(states, b, hg_f, 231, 6), (status << 32LL) | lbBits<Checked, T>(v, kind, hg_f));
     return;
   }
   if ((status & 3ULL) == 2ULL) {
-    hg_ref<Checked>(incl, b, hg_f, 207, 6) = v;
+    hg_ref<Checked>(incl, b, hg_f, 235, 6) = v;
   } else {
-    hg_ref<Checked>(agg, b, hg_f, 209, 6) = v;
+    hg_ref<Checked>(agg, b, hg_f, 237, 6) = v;
   }
-  hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 211, 6), status << 32LL);
+  hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 239, 6), status << 32LL);
 }
 
 #line 63 "kernels_lookback.go"
@@ -1741,13 +1771,13 @@ template <bool Checked, class T> HG_DEV T lbValue(uint64_t w, int32_t kind, hg_f
   return (T)((uint32_t)(w));
 }
 
-#line 221 "kernels_lookback.go"
+#line 249 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_slice<const T> incl, hg_slice<uint64_t> states, long long b, bool packed, int32_t kind, hg_fault* hg_f) {
   long long hg_t1 = hg_warp_size();
   long long hg_t2 = hg_lane();
   long long ws = hg_t1;
   long long lane = hg_t2;
-#line 223 "kernels_lookback.go"
+#line 251 "kernels_lookback.go"
   T excl = {};
   long long last = hg_sub(b, 1LL);
   for (;;) {
@@ -1756,9 +1786,9 @@ template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_sli
     for (;;) {
       if (p >= 0LL) {
         if (packed) {
-          w = hg_atomic_load<0, 1>(&hg_ref<Checked>(states, p, hg_f, 231, 6));
+          w = hg_atomic_load<0, 1>(&hg_ref<Checked>(states, p, hg_f, 259, 6));
         } else {
-          w = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, p, hg_f, 233, 6));
+          w = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, p, hg_f, 261, 6));
         }
       }
       if (hg_ballot_sync((unsigned long long)(18446744073709551615ULL), (w >> 32LL) == 0ULL) == 0ULL) {
@@ -1771,18 +1801,18 @@ template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_sli
       v = lbValue<Checked, T>(w, kind, hg_f);
     } else if (p >= 0LL) {
       if ((status & 3ULL) == 2ULL) {
-        v = hg_ld<Checked>(incl, p, hg_f, 246, 6);
+        v = hg_ld<Checked>(incl, p, hg_f, 274, 6);
       } else {
-        v = hg_ld<Checked>(agg, p, hg_f, 248, 6);
+        v = hg_ld<Checked>(agg, p, hg_f, 276, 6);
       }
     }
-#line 252 "kernels_lookback.go"
+#line 280 "kernels_lookback.go"
     uint64_t pm = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), (status == 2ULL) || ((status & 4ULL) != 0ULL));
-    if ((hg_shr<Checked>(pm, lane, hg_f, 253, 6) >> 1LL) != 0ULL) {
+    if ((hg_shr<Checked>(pm, lane, hg_f, 281, 6) >> 1LL) != 0ULL) {
       v = (T)0LL;
     }
-#line 258 "kernels_lookback.go"
-    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 258, 6)) {
+#line 286 "kernels_lookback.go"
+    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 286, 6)) {
       T y = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(d), (long long)(ws));
       if (hg_add(lane, d) < ws) {
         v = hg_add(v, y);
@@ -1797,22 +1827,22 @@ template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_sli
   return excl;
 }
 
-#line 158 "kernels_lookback.go"
+#line 186 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 160 "kernels_lookback.go"
-  long long items = hg_div<Checked>(tile, bd, hg_f, 160, 6);
+#line 188 "kernels_lookback.go"
+  long long items = hg_div<Checked>(tile, bd, hg_f, 188, 6);
   T sum = {};
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 163, 6));
+    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 191, 6));
   }
   auto hg_m4 = blockScan<Checked, T>(sum, warps, hg_f);
   T pre = hg_m4.r0;
   T total = hg_m4.r1;
-#line 166 "kernels_lookback.go"
+#line 194 "kernels_lookback.go"
   if (tid < hg_warp_size()) {
     T excl = {};
     if (b == 0LL) {
@@ -1835,30 +1865,30 @@ template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_sl
   hg_sync_threads();
   T run = hg_add((*bcast)[0LL], pre);
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 188, 6);
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 216, 6);
     if (exclusive) {
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 190, 6) = run;
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 218, 6) = run;
       run = hg_add(run, x);
     } else {
       run = hg_add(run, x);
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 194, 6) = run;
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 222, 6) = run;
     }
   }
   hg_sync_threads();
 }
 
-#line 97 "kernels_lookback.go"
+#line 112 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
   long long n = out.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 100 "kernels_lookback.go"
+#line 115 "kernels_lookback.go"
   if (vec && (hg_add(lo, tile) <= n)) {
     long long base = lo / 4LL;
     for (long long c = tid; c < (tile / 4LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 4>(out, hg_add(base, c), hg_ldv<Checked, 4>(sh, c, hg_f, 103, 6), hg_f, 103, 6);
+      hg_stv<Checked, 4>(out, hg_add(base, c), hg_ldv<Checked, 4>(sh, c, hg_f, 118, 6), hg_f, 118, 6);
     }
   } else {
     {
@@ -1870,16 +1900,16 @@ template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_sli
         #pragma unroll 4
         for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
           long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 107 "kernels_lookback.go"
+#line 122 "kernels_lookback.go"
           if (hg_add(lo, j) < n) {
-            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 108, 6) = hg_ld<Checked>(sh, j, hg_f, 108, 6);
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 123, 6) = hg_ld<Checked>(sh, j, hg_f, 123, 6);
           }
         }
       } else {
         for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 107 "kernels_lookback.go"
+#line 122 "kernels_lookback.go"
           if (hg_add(lo, j) < n) {
-            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 108, 6) = hg_ld<Checked>(sh, j, hg_f, 108, 6);
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 123, 6) = hg_ld<Checked>(sh, j, hg_f, 123, 6);
           }
         }
       }
@@ -1887,14 +1917,14 @@ template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_sli
   }
 }
 
-#line 276 "kernels_lookback.go"
+#line 304 "kernels_lookback.go"
 template <bool Checked> HG_DEV void lbLoadHeads(hg_slice<const uint8_t> heads, hg_array<uint8_t, 2816>* shf, long long lo, long long tile, hg_fault* hg_f) {
   long long n = heads.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 279 "kernels_lookback.go"
+#line 307 "kernels_lookback.go"
   {
     long long hg_i5 = tid;
     long long hg_b3 = tile;
@@ -1904,21 +1934,21 @@ template <bool Checked> HG_DEV void lbLoadHeads(hg_slice<const uint8_t> heads, h
       #pragma unroll 4
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long j = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
-#line 280 "kernels_lookback.go"
+#line 308 "kernels_lookback.go"
         uint8_t h = {};
         if (hg_add(lo, j) < n) {
-          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 282, 6);
+          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 310, 6);
         }
-        hg_ref<Checked>((*shf), j, hg_f, 284, 6) = h;
+        hg_ref<Checked>((*shf), j, hg_f, 312, 6) = h;
       }
     } else {
       for (long long j = hg_i5; j < hg_b3; j = hg_add(j, hg_st4)) {
-#line 280 "kernels_lookback.go"
+#line 308 "kernels_lookback.go"
         uint8_t h = {};
         if (hg_add(lo, j) < n) {
-          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 282, 6);
+          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 310, 6);
         }
-        hg_ref<Checked>((*shf), j, hg_f, 284, 6) = h;
+        hg_ref<Checked>((*shf), j, hg_f, 312, 6) = h;
       }
     }
   }
@@ -2012,25 +2042,25 @@ template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockS
   return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 9), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 9)};
 }
 
-#line 292 "kernels_lookback.go"
+#line 320 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_array<T, 32>* bcast, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 294 "kernels_lookback.go"
-  long long items = hg_div<Checked>(tile, bd, hg_f, 294, 6);
+#line 322 "kernels_lookback.go"
+  long long items = hg_div<Checked>(tile, bd, hg_f, 322, 6);
   int32_t f = {};
   T v = {};
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 298, 6);
-    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 299, 6) != (uint8_t)0) {
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 326, 6);
+    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 327, 6) != (uint8_t)0) {
       int32_t hg_t4 = 1;
       T hg_t5 = x;
       f = hg_t4;
       v = hg_t5;
     } else {
-#line 302 "kernels_lookback.go"
+#line 330 "kernels_lookback.go"
       v = hg_add(v, x);
     }
   }
@@ -2039,7 +2069,7 @@ template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg
   T pv = hg_m6.r1;
   int32_t tf = hg_m6.r2;
   T tv = hg_m6.r3;
-#line 306 "kernels_lookback.go"
+#line 334 "kernels_lookback.go"
   if (tid < hg_warp_size()) {
     T excl = {};
     if (b == 0LL) {
@@ -2073,16 +2103,16 @@ template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg
     run = hg_add((*bcast)[0LL], pv);
   }
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 339, 6);
-    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 340, 6) != (uint8_t)0) {
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 367, 6);
+    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 368, 6) != (uint8_t)0) {
       run = (T)0LL;
     }
     if (exclusive) {
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 344, 6) = run;
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 372, 6) = run;
       run = hg_add(run, x);
     } else {
       run = hg_add(run, x);
-      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 348, 6) = run;
+      hg_ref<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 376, 6) = run;
     }
   }
   hg_sync_threads();
@@ -2871,64 +2901,93 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec2(
   return hg_tuple2<T, int64_t>{v, vi};
 }
 
-#line 115 "kernels_lookback.go"
+#line 130 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void lbLoadVec2(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 118 "kernels_lookback.go"
+#line 133 "kernels_lookback.go"
   if (vec && (hg_add(lo, tile) <= n)) {
-    long long base = lo / 2LL;
-    for (long long c = tid; c < (tile / 2LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 2>(sh, c, hg_ldv<Checked, 2>(in, hg_add(base, c), hg_f, 121, 6), hg_f, 121, 6);
+    long long hg_t3 = lo / 2LL;
+    long long hg_t4 = tile / 2LL;
+    long long base = hg_t3;
+    long long nv = hg_t4;
+#line 135 "kernels_lookback.go"
+    long long c = tid;
+    for (; hg_add(c, hg_mul(3LL, bd)) < nv; c = hg_add(c, hg_mul(4LL, bd))) {
+      hg_array<T, 2> hg_t6 = hg_ldv<Checked, 2>(in, hg_add(base, c), hg_f, 137, 6);
+      hg_array<T, 2> hg_t7 = hg_ldv<Checked, 2>(in, hg_add(hg_add(base, c), bd), hg_f, 137, 6);
+      hg_array<T, 2> hg_t8 = hg_ldv<Checked, 2>(in, hg_add(hg_add(base, c), hg_mul(2LL, bd)), hg_f, 137, 6);
+      hg_array<T, 2> hg_t9 = hg_ldv<Checked, 2>(in, hg_add(hg_add(base, c), hg_mul(3LL, bd)), hg_f, 137, 6);
+      hg_array<T, 2> v0 = hg_t6;
+      hg_array<T, 2> v1 = hg_t7;
+      hg_array<T, 2> v2 = hg_t8;
+      hg_array<T, 2> v3 = hg_t9;
+#line 138 "kernels_lookback.go"
+      hg_stv<Checked, 2>(sh, c, v0, hg_f, 138, 6);
+      hg_stv<Checked, 2>(sh, hg_add(c, bd), v1, hg_f, 139, 6);
+      hg_stv<Checked, 2>(sh, hg_add(c, hg_mul(2LL, bd)), v2, hg_f, 140, 6);
+      hg_stv<Checked, 2>(sh, hg_add(c, hg_mul(3LL, bd)), v3, hg_f, 141, 6);
+    }
+    for (; hg_add(c, bd) < nv; c = hg_add(c, hg_mul(2LL, bd))) {
+      hg_array<T, 2> hg_t11 = hg_ldv<Checked, 2>(in, hg_add(base, c), hg_f, 144, 6);
+      hg_array<T, 2> hg_t12 = hg_ldv<Checked, 2>(in, hg_add(hg_add(base, c), bd), hg_f, 144, 6);
+      hg_array<T, 2> v0 = hg_t11;
+      hg_array<T, 2> v1 = hg_t12;
+#line 145 "kernels_lookback.go"
+      hg_stv<Checked, 2>(sh, c, v0, hg_f, 145, 6);
+      hg_stv<Checked, 2>(sh, hg_add(c, bd), v1, hg_f, 146, 6);
+    }
+    if (c < nv) {
+      hg_stv<Checked, 2>(sh, c, hg_ldv<Checked, 2>(in, hg_add(base, c), hg_f, 149, 6), hg_f, 149, 6);
     }
   } else {
     {
-      long long hg_i6 = tid;
-      long long hg_b4 = tile;
-      long long hg_st5 = bd;
-      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
-        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+      long long hg_i15 = tid;
+      long long hg_b13 = tile;
+      long long hg_st14 = bd;
+      if (hg_st14 > 0LL && hg_b13 <= 0x7fffffffffffffffLL - hg_st14 + 1LL) {
+        unsigned long long hg_n16 = hg_i15 < hg_b13 ? ((unsigned long long)hg_b13 - (unsigned long long)hg_i15 - 1ULL) / (unsigned long long)hg_st14 + 1ULL : 0ULL;
         #pragma unroll 4
-        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
-          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 125 "kernels_lookback.go"
+        for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
+          long long j = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
+#line 153 "kernels_lookback.go"
           T x = {};
           if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 127, 6);
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 155, 6);
           }
-          hg_ref<Checked>(sh, j, hg_f, 129, 6) = x;
+          hg_ref<Checked>(sh, j, hg_f, 157, 6) = x;
         }
       } else {
-        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 125 "kernels_lookback.go"
+        for (long long j = hg_i15; j < hg_b13; j = hg_add(j, hg_st14)) {
+#line 153 "kernels_lookback.go"
           T x = {};
           if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 127, 6);
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 155, 6);
           }
-          hg_ref<Checked>(sh, j, hg_f, 129, 6) = x;
+          hg_ref<Checked>(sh, j, hg_f, 157, 6) = x;
         }
       }
     }
   }
-#line 132 "kernels_lookback.go"
+#line 160 "kernels_lookback.go"
   hg_sync_threads();
 }
 
-#line 136 "kernels_lookback.go"
+#line 164 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void lbStoreVec2(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
   long long n = out.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 139 "kernels_lookback.go"
+#line 167 "kernels_lookback.go"
   if (vec && (hg_add(lo, tile) <= n)) {
     long long base = lo / 2LL;
     for (long long c = tid; c < (tile / 2LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 2>(out, hg_add(base, c), hg_ldv<Checked, 2>(sh, c, hg_f, 142, 6), hg_f, 142, 6);
+      hg_stv<Checked, 2>(out, hg_add(base, c), hg_ldv<Checked, 2>(sh, c, hg_f, 170, 6), hg_f, 170, 6);
     }
   } else {
     {
@@ -2940,16 +2999,16 @@ template <bool Checked, class T> HG_DEV void lbStoreVec2(hg_slice<T> out, hg_sli
         #pragma unroll 4
         for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
           long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 146 "kernels_lookback.go"
+#line 174 "kernels_lookback.go"
           if (hg_add(lo, j) < n) {
-            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 147, 6) = hg_ld<Checked>(sh, j, hg_f, 147, 6);
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 175, 6) = hg_ld<Checked>(sh, j, hg_f, 175, 6);
           }
         }
       } else {
         for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 146 "kernels_lookback.go"
+#line 174 "kernels_lookback.go"
           if (hg_add(lo, j) < n) {
-            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 147, 6) = hg_ld<Checked>(sh, j, hg_f, 147, 6);
+            hg_ref<Checked>(out, hg_add(lo, j), hg_f, 175, 6) = hg_ld<Checked>(sh, j, hg_f, 175, 6);
           }
         }
       }
