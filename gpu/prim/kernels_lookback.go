@@ -77,8 +77,23 @@ func lbLoadVec4[T kernel.Word4](t kernel.Thread, in, sh []T, lo, tile int, vec b
 	n := len(in)
 	bd, tid := t.BlockDim().X, t.ThreadIdx().X
 	if vec && lo+tile <= n {
-		base := lo / 4
-		for c := tid; c < tile/4; c += bd {
+		// Every load of the work-item issued before the stores wait for
+		// them: up to four in flight, then two, then one.
+		base, nv := lo/4, tile/4
+		c := tid
+		for ; c+3*bd < nv; c += 4 * bd {
+			v0, v1, v2, v3 := kernel.Load4(in, base+c), kernel.Load4(in, base+c+bd), kernel.Load4(in, base+c+2*bd), kernel.Load4(in, base+c+3*bd)
+			kernel.Store4(sh, c, v0)
+			kernel.Store4(sh, c+bd, v1)
+			kernel.Store4(sh, c+2*bd, v2)
+			kernel.Store4(sh, c+3*bd, v3)
+		}
+		for ; c+bd < nv; c += 2 * bd {
+			v0, v1 := kernel.Load4(in, base+c), kernel.Load4(in, base+c+bd)
+			kernel.Store4(sh, c, v0)
+			kernel.Store4(sh, c+bd, v1)
+		}
+		if c < nv {
 			kernel.Store4(sh, c, kernel.Load4(in, base+c))
 		}
 	} else {
@@ -116,8 +131,21 @@ func lbLoadVec2[T kernel.Word8](t kernel.Thread, in, sh []T, lo, tile int, vec b
 	n := len(in)
 	bd, tid := t.BlockDim().X, t.ThreadIdx().X
 	if vec && lo+tile <= n {
-		base := lo / 2
-		for c := tid; c < tile/2; c += bd {
+		base, nv := lo/2, tile/2
+		c := tid
+		for ; c+3*bd < nv; c += 4 * bd {
+			v0, v1, v2, v3 := kernel.Load2(in, base+c), kernel.Load2(in, base+c+bd), kernel.Load2(in, base+c+2*bd), kernel.Load2(in, base+c+3*bd)
+			kernel.Store2(sh, c, v0)
+			kernel.Store2(sh, c+bd, v1)
+			kernel.Store2(sh, c+2*bd, v2)
+			kernel.Store2(sh, c+3*bd, v3)
+		}
+		for ; c+bd < nv; c += 2 * bd {
+			v0, v1 := kernel.Load2(in, base+c), kernel.Load2(in, base+c+bd)
+			kernel.Store2(sh, c, v0)
+			kernel.Store2(sh, c+bd, v1)
+		}
+		if c < nv {
 			kernel.Store2(sh, c, kernel.Load2(in, base+c))
 		}
 	} else {

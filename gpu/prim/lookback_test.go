@@ -237,8 +237,15 @@ func TestScanLookBack(t *testing.T) {
 			t.Run("uint64", testScanLookBack[uint64])
 			t.Run("float64", testScanLookBack[float64])
 		})
-		// The default tile, a few tiles past the one-launch limit.
+		// A tile whose 16-byte loads take every turn of the load loop
+		// (four, two and one in flight), and the default tiles, a few
+		// past the one-launch limit.
+		withLookBackTile(t, 32, 29, func() {
+			t.Run("b32_i29/int32", testScanLookBack[int32])
+			t.Run("b32_i29/float64", testScanLookBack[float64])
+		})
 		t.Run("default-tile/int32", testScanLookBack[int32])
+		t.Run("default-tile/float64", testScanLookBack[float64])
 	})
 }
 
