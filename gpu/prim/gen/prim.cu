@@ -951,8 +951,15 @@ template <bool Checked, class K> HG_DEV long long mergePath(hg_slice<const K> a,
 template <bool Checked, class K> HG_DEV void mergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
 template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, int32_t kind, long long width, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f);
 template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_slice<const uint32_t> idx, hg_slice<V> out, long long count, long long span, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<hg_array<T, 32>, hg_array<uint8_t, 32>> selLoad(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, int32_t pred, long long j, long long at, long long bd, long long n, long long items, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<hg_array<T, 32>, hg_array<uint8_t, 32>> selLoad4(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, int32_t pred, long long j, long long at, long long bd, long long n, long long items, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void selLast4(hg_array<T, 32> xs, hg_array<T, 256>* lastOf, long long j, long long w, long long nw, long long items, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV bool pick(T x, T prev, bool f, long long i, int32_t pred, T a, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV uint32_t selRank(hg_slice<const T> in, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, uint32_t sel, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, int32_t pred, T a, long long j, long long at, long long bd, long long n, long long items, long long w, long long nw, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV uint32_t selRank4(hg_slice<const T> in, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, uint32_t sel, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, int32_t pred, T a, long long j, long long at, long long bd, long long n, long long items, long long w, long long nw, hg_fault* hg_f);
 template <bool Checked> HG_DEV void selPublish(hg_slice<uint64_t> states, hg_slice<int64_t> heads, long long b, long long tiles, int64_t c, int64_t last, bool rle, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void selStage(hg_array<T, 32> xs, uint32_t sel, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<int32_t, 256>* wc, int32_t total, bool partition, bool rle, long long j, long long at, long long bd, long long tid, long long n, long long items, long long w, long long nw, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void selStage4(hg_array<T, 32> xs, uint32_t sel, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<int32_t, 256>* wc, int32_t total, bool partition, bool rle, long long j, long long at, long long bd, long long tid, long long n, long long items, long long w, long long nw, hg_fault* hg_f);
 template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f);
 template <bool Checked> HG_DEV hg_tuple2<int64_t, int64_t> selLookBack(hg_slice<uint64_t> states, hg_slice<const int64_t> heads, long long b, long long tiles, bool rle, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void selectSweep(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> counts, int32_t pred, T a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, hg_array<int32_t, 32>* warps, hg_array<int64_t, 4>* bcast, hg_fault* hg_f);
@@ -3620,6 +3627,55 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
   }
 }
 
+#line 205 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV hg_tuple2<hg_array<T, 32>, hg_array<uint8_t, 32>> selLoad(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, int32_t pred, long long j, long long at, long long bd, long long n, long long items, hg_fault* hg_f) {
+  {
+#line 206 "kernels_select_sweep.go"
+    long long i = hg_add(at, hg_mul(j, bd));
+#line 206 "kernels_select_sweep.go"
+    if ((j < items) && (i < n)) {
+      hg_ref<Checked>(xs, j, hg_f, 207, 11) = hg_ld<Checked>(in, i, hg_f, 207, 11);
+      if (pred == 0) {
+        hg_ref<Checked>(fs, j, hg_f, 209, 11) = hg_ld<Checked>(flags, i, hg_f, 209, 11);
+      }
+    }
+  }
+#line 212 "kernels_select_sweep.go"
+  return hg_tuple2<hg_array<T, 32>, hg_array<uint8_t, 32>>{xs, fs};
+}
+
+#line 197 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV hg_tuple2<hg_array<T, 32>, hg_array<uint8_t, 32>> selLoad4(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, int32_t pred, long long j, long long at, long long bd, long long n, long long items, hg_fault* hg_f) {
+  auto hg_m1 = selLoad<Checked, T>(in, flags, xs, fs, pred, j, at, bd, n, items, hg_f);
+  xs = hg_m1.r0;
+  fs = hg_m1.r1;
+#line 199 "kernels_select_sweep.go"
+  auto hg_m2 = selLoad<Checked, T>(in, flags, xs, fs, pred, hg_add(j, 1LL), at, bd, n, items, hg_f);
+  xs = hg_m2.r0;
+  fs = hg_m2.r1;
+#line 200 "kernels_select_sweep.go"
+  auto hg_m3 = selLoad<Checked, T>(in, flags, xs, fs, pred, hg_add(j, 2LL), at, bd, n, items, hg_f);
+  xs = hg_m3.r0;
+  fs = hg_m3.r1;
+#line 201 "kernels_select_sweep.go"
+  auto hg_m4 = selLoad<Checked, T>(in, flags, xs, fs, pred, hg_add(j, 3LL), at, bd, n, items, hg_f);
+  xs = hg_m4.r0;
+  fs = hg_m4.r1;
+#line 202 "kernels_select_sweep.go"
+  return hg_tuple2<hg_array<T, 32>, hg_array<uint8_t, 32>>{xs, fs};
+}
+
+#line 216 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV void selLast4(hg_array<T, 32> xs, hg_array<T, 256>* lastOf, long long j, long long w, long long nw, long long items, hg_fault* hg_f) {
+  if (j >= items) {
+    return;
+  }
+  hg_ref<Checked>((*lastOf), hg_add(hg_mul(j, nw), w), hg_f, 220, 11) = hg_ld<Checked>(xs, j, hg_f, 220, 11);
+  hg_ref<Checked>((*lastOf), hg_add(hg_mul(hg_add(j, 1LL), nw), w), hg_f, 221, 11) = hg_ld<Checked>(xs, hg_add(j, 1LL), hg_f, 221, 11);
+  hg_ref<Checked>((*lastOf), hg_add(hg_mul(hg_add(j, 2LL), nw), w), hg_f, 222, 11) = hg_ld<Checked>(xs, hg_add(j, 2LL), hg_f, 222, 11);
+  hg_ref<Checked>((*lastOf), hg_add(hg_mul(hg_add(j, 3LL), nw), w), hg_f, 223, 11) = hg_ld<Checked>(xs, hg_add(j, 3LL), hg_f, 223, 11);
+}
+
 #line 30 "kernels_select_sweep.go"
 template <bool Checked, class T> HG_DEV bool pick(T x, T prev, bool f, long long i, int32_t pred, T a, hg_fault* hg_f) {
   {
@@ -3645,19 +3701,85 @@ template <bool Checked, class T> HG_DEV bool pick(T x, T prev, bool f, long long
   return x != a;
 }
 
-#line 213 "kernels_select_sweep.go"
+#line 236 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV uint32_t selRank(hg_slice<const T> in, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, uint32_t sel, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, int32_t pred, T a, long long j, long long at, long long bd, long long n, long long items, long long w, long long nw, hg_fault* hg_f) {
+  if (j < items) {
+    long long lane = hg_lane();
+    long long i = hg_add(at, hg_mul(j, bd));
+    T prev = {};
+    if (pred == 1) {
+      prev = hg_shfl_up(hg_ld<Checked>(xs, j, hg_f, 242, 11), (long long)(1LL));
+      if ((lane == 0LL) && (i < n)) {
+        if ((w > 0LL) || (j > 0LL)) {
+          prev = hg_ld<Checked>((*lastOf), hg_sub(hg_add(hg_mul(j, nw), w), 1LL), hg_f, 245, 11);
+        } else if (i > 0LL) {
+          prev = hg_ld<Checked>(in, hg_sub(i, 1LL), hg_f, 247, 11);
+        }
+      }
+    }
+    bool on = (i < n) && pick<Checked, T>(hg_ld<Checked>(xs, j, hg_f, 251, 11), prev, hg_ld<Checked>(fs, j, hg_f, 251, 11) != (uint8_t)0, i, pred, a, hg_f);
+    uint64_t m = hg_ballot(on);
+    if (on) {
+      sel |= hg_shl<Checked>(1U, j, hg_f, 254, 11);
+    }
+    if (lane == 0LL) {
+      hg_ref<Checked>((*wc), hg_add(hg_mul(j, nw), w), hg_f, 257, 11) = (int32_t)(popc<Checked>(m, hg_f));
+    }
+  }
+  return sel;
+}
+
+#line 228 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV uint32_t selRank4(hg_slice<const T> in, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, uint32_t sel, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, int32_t pred, T a, long long j, long long at, long long bd, long long n, long long items, long long w, long long nw, hg_fault* hg_f) {
+  sel = selRank<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, j, at, bd, n, items, w, nw, hg_f);
+  sel = selRank<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, hg_add(j, 1LL), at, bd, n, items, w, nw, hg_f);
+  sel = selRank<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, hg_add(j, 2LL), at, bd, n, items, w, nw, hg_f);
+  sel = selRank<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, hg_add(j, 3LL), at, bd, n, items, w, nw, hg_f);
+  return sel;
+}
+
+#line 294 "kernels_select_sweep.go"
 template <bool Checked> HG_DEV void selPublish(hg_slice<uint64_t> states, hg_slice<int64_t> heads, long long b, long long tiles, int64_t c, int64_t last, bool rle, hg_fault* hg_f) {
   if (rle) {
-    hg_ref<Checked>(heads, b, hg_f, 215, 11) = last;
+    hg_ref<Checked>(heads, b, hg_f, 296, 11) = last;
   }
   if (b == 0LL) {
     if (rle) {
-      hg_ref<Checked>(heads, tiles, hg_f, 219, 11) = last;
+      hg_ref<Checked>(heads, tiles, hg_f, 300, 11) = last;
     }
-    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, 0LL, hg_f, 221, 11), 9223372036854775808ULL | (uint64_t)(c));
+    hg_atomic_store<2, 1>(&hg_ref<Checked>(states, 0LL, hg_f, 302, 11), 9223372036854775808ULL | (uint64_t)(c));
     return;
   }
-  hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 224, 11), 4611686018427387904ULL | (uint64_t)(c));
+  hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 305, 11), 4611686018427387904ULL | (uint64_t)(c));
+}
+
+#line 272 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV void selStage(hg_array<T, 32> xs, uint32_t sel, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<int32_t, 256>* wc, int32_t total, bool partition, bool rle, long long j, long long at, long long bd, long long tid, long long n, long long items, long long w, long long nw, hg_fault* hg_f) {
+  if (j < items) {
+#line 275 "kernels_select_sweep.go"
+    bool on = (hg_shr<Checked>(sel, j, hg_f, 275, 11) & 1U) != 0U;
+    uint64_t lt = hg_shl<Checked>(1ULL, hg_lane(), hg_f, 276, 11) - 1ULL;
+    int32_t r = hg_add(hg_ld<Checked>((*wc), hg_add(hg_mul(j, nw), w), hg_f, 277, 11), (int32_t)(popc<Checked>(hg_ballot(on) & lt, hg_f)));
+    if (hg_add(at, hg_mul(j, bd)) < n) {
+      if (on) {
+        if (rle) {
+          hg_ref<Checked>(shI, r, hg_f, 281, 11) = (int32_t)(hg_add(hg_mul(j, bd), tid));
+        } else {
+          hg_ref<Checked>(sh, r, hg_f, 283, 11) = hg_ld<Checked>(xs, j, hg_f, 283, 11);
+        }
+      } else if (partition) {
+        hg_ref<Checked>(sh, hg_sub(hg_add(total, (int32_t)(hg_add(hg_mul(j, bd), tid))), r), hg_f, 286, 11) = hg_ld<Checked>(xs, j, hg_f, 286, 11);
+      }
+    }
+  }
+}
+
+#line 265 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV void selStage4(hg_array<T, 32> xs, uint32_t sel, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<int32_t, 256>* wc, int32_t total, bool partition, bool rle, long long j, long long at, long long bd, long long tid, long long n, long long items, long long w, long long nw, hg_fault* hg_f) {
+  selStage<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, j, at, bd, tid, n, items, w, nw, hg_f);
+  selStage<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, hg_add(j, 1LL), at, bd, tid, n, items, w, nw, hg_f);
+  selStage<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, hg_add(j, 2LL), at, bd, tid, n, items, w, nw, hg_f);
+  selStage<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, hg_add(j, 3LL), at, bd, tid, n, items, w, nw, hg_f);
 }
 
 #line 72 "kernels_sort.go"
@@ -3666,13 +3788,13 @@ template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f) {
   return popc<Checked>((x & (-x)) - 1ULL, hg_f);
 }
 
-#line 235 "kernels_select_sweep.go"
+#line 316 "kernels_select_sweep.go"
 template <bool Checked> HG_DEV hg_tuple2<int64_t, int64_t> selLookBack(hg_slice<uint64_t> states, hg_slice<const int64_t> heads, long long b, long long tiles, bool rle, hg_fault* hg_f) {
   long long hg_t1 = hg_warp_size();
   long long hg_t2 = hg_lane();
   long long ws = hg_t1;
   long long lane = hg_t2;
-#line 237 "kernels_select_sweep.go"
+#line 318 "kernels_select_sweep.go"
   int64_t excl = {};
   int64_t last = -1LL;
   long long j = hg_sub(hg_sub(b, 1LL), lane);
@@ -3680,7 +3802,7 @@ template <bool Checked> HG_DEV hg_tuple2<int64_t, int64_t> selLookBack(hg_slice<
   while (!done) {
     uint64_t s = 9223372036854775808ULL;
     if (j >= 0LL) {
-      s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 244, 11));
+      s = hg_atomic_load<1, 1>(&hg_ref<Checked>(states, j, hg_f, 325, 11));
     }
     if (!hg_any(s == 0ULL)) {
       uint64_t pm = hg_ballot((s & 9223372036854775808ULL) != 0ULL);
@@ -3693,9 +3815,9 @@ template <bool Checked> HG_DEV hg_tuple2<int64_t, int64_t> selLookBack(hg_slice<
       if (lane <= k) {
         c = (int64_t)(s & 4611686018427387903ULL);
         if (rle && (j >= 0LL)) {
-          h = hg_ld<Checked>(heads, j, hg_f, 257, 11);
+          h = hg_ld<Checked>(heads, j, hg_f, 338, 11);
           if (lane == k) {
-            h = hg_ld<Checked>(heads, hg_add(tiles, j), hg_f, 259, 11);
+            h = hg_ld<Checked>(heads, hg_add(tiles, j), hg_f, 340, 11);
           }
         }
       }
@@ -3736,194 +3858,185 @@ template <bool Checked, class T> HG_DEV void selectSweep(hg_slice<const T> in, h
   hg_sync_threads();
   long long b = (long long)((*bcast)[0LL]);
   long long lo = hg_mul(hg_mul(b, bd), items);
-#line 81 "kernels_select_sweep.go"
+#line 85 "kernels_select_sweep.go"
   hg_array<T, 32> xs = {};
-  uint32_t fs = {};
-  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
-    {
-#line 84 "kernels_select_sweep.go"
-      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-#line 84 "kernels_select_sweep.go"
-      if ((j < items) && (i < n)) {
-        hg_ref<Checked>(xs, j, hg_f, 85, 11) = hg_ld<Checked>(in, i, hg_f, 85, 11);
-        if ((pred == 0) && (hg_ld<Checked>(flags, i, hg_f, 86, 11) != (uint8_t)0)) {
-          fs |= hg_shl<Checked>(1U, j, hg_f, 87, 11);
-        }
-      }
-    }
-  }
+  hg_array<uint8_t, 32> fs = {};
+  long long at = hg_add(lo, tid);
+  auto hg_m7 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 0LL, at, bd, n, items, hg_f);
+  xs = hg_m7.r0;
+  fs = hg_m7.r1;
+#line 89 "kernels_select_sweep.go"
+  auto hg_m8 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 4LL, at, bd, n, items, hg_f);
+  xs = hg_m8.r0;
+  fs = hg_m8.r1;
+#line 90 "kernels_select_sweep.go"
+  auto hg_m9 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 8LL, at, bd, n, items, hg_f);
+  xs = hg_m9.r0;
+  fs = hg_m9.r1;
 #line 91 "kernels_select_sweep.go"
+  auto hg_m10 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 12LL, at, bd, n, items, hg_f);
+  xs = hg_m10.r0;
+  fs = hg_m10.r1;
+#line 92 "kernels_select_sweep.go"
+  auto hg_m11 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 16LL, at, bd, n, items, hg_f);
+  xs = hg_m11.r0;
+  fs = hg_m11.r1;
+#line 93 "kernels_select_sweep.go"
+  auto hg_m12 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 20LL, at, bd, n, items, hg_f);
+  xs = hg_m12.r0;
+  fs = hg_m12.r1;
+#line 94 "kernels_select_sweep.go"
+  auto hg_m13 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 24LL, at, bd, n, items, hg_f);
+  xs = hg_m13.r0;
+  fs = hg_m13.r1;
+#line 95 "kernels_select_sweep.go"
+  auto hg_m14 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 28LL, at, bd, n, items, hg_f);
+  xs = hg_m14.r0;
+  fs = hg_m14.r1;
+#line 96 "kernels_select_sweep.go"
   if (pred == 1) {
-    for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
-      if ((j < items) && (lane == hg_sub(ws, 1LL))) {
-        hg_ref<Checked>((*lastOf), hg_add(hg_mul(j, nw), w), hg_f, 94, 11) = hg_ld<Checked>(xs, j, hg_f, 94, 11);
-      }
+    if (lane == hg_sub(ws, 1LL)) {
+      selLast4<Checked, T>(xs, lastOf, 0LL, w, nw, items, hg_f);
+      selLast4<Checked, T>(xs, lastOf, 4LL, w, nw, items, hg_f);
+      selLast4<Checked, T>(xs, lastOf, 8LL, w, nw, items, hg_f);
+      selLast4<Checked, T>(xs, lastOf, 12LL, w, nw, items, hg_f);
+      selLast4<Checked, T>(xs, lastOf, 16LL, w, nw, items, hg_f);
+      selLast4<Checked, T>(xs, lastOf, 20LL, w, nw, items, hg_f);
+      selLast4<Checked, T>(xs, lastOf, 24LL, w, nw, items, hg_f);
+      selLast4<Checked, T>(xs, lastOf, 28LL, w, nw, items, hg_f);
     }
     hg_sync_threads();
   }
-  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 99, 11) - 1ULL;
   uint32_t sel = {};
-  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
-    if (j < items) {
-      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-      T prev = {};
-      if (pred == 1) {
-        prev = hg_shfl_up(hg_ld<Checked>(xs, j, hg_f, 106, 11), (long long)(1LL));
-        if ((lane == 0LL) && (i < n)) {
-          if ((w > 0LL) || (j > 0LL)) {
-            prev = hg_ld<Checked>((*lastOf), hg_sub(hg_add(hg_mul(j, nw), w), 1LL), hg_f, 109, 11);
-          } else if (i > 0LL) {
-            prev = hg_ld<Checked>(in, hg_sub(i, 1LL), hg_f, 111, 11);
-          }
-        }
-      }
-      bool on = (i < n) && pick<Checked, T>(hg_ld<Checked>(xs, j, hg_f, 115, 11), prev, (hg_shr<Checked>(fs, j, hg_f, 115, 11) & 1U) != 0U, i, pred, a, hg_f);
-      uint64_t m = hg_ballot(on);
-      if (on) {
-        sel |= hg_shl<Checked>(1U, j, hg_f, 118, 11);
-      }
-      if (lane == 0LL) {
-        hg_ref<Checked>((*wc), hg_add(hg_mul(j, nw), w), hg_f, 121, 11) = (int32_t)(popc<Checked>(m, hg_f));
-      }
-    }
-  }
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 0LL, at, bd, n, items, w, nw, hg_f);
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 4LL, at, bd, n, items, w, nw, hg_f);
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 8LL, at, bd, n, items, w, nw, hg_f);
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 12LL, at, bd, n, items, w, nw, hg_f);
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 16LL, at, bd, n, items, w, nw, hg_f);
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 20LL, at, bd, n, items, w, nw, hg_f);
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 24LL, at, bd, n, items, w, nw, hg_f);
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 28LL, at, bd, n, items, w, nw, hg_f);
   hg_sync_threads();
-#line 129 "kernels_select_sweep.go"
+#line 122 "kernels_select_sweep.go"
   int32_t c = {};
   if (tid < hg_mul(items, nw)) {
-    c = hg_ld<Checked>((*wc), tid, hg_f, 131, 11);
+    c = hg_ld<Checked>((*wc), tid, hg_f, 124, 11);
   }
-  auto hg_m10 = blockScan<Checked, int32_t>(c, warps, hg_f);
-  int32_t pre = hg_m10.r0;
-  int32_t total = hg_m10.r1;
-#line 134 "kernels_select_sweep.go"
+  auto hg_m15 = blockScan<Checked, int32_t>(c, warps, hg_f);
+  int32_t pre = hg_m15.r0;
+  int32_t total = hg_m15.r1;
+#line 127 "kernels_select_sweep.go"
   if (tid < hg_mul(items, nw)) {
-    hg_ref<Checked>((*wc), tid, hg_f, 135, 11) = pre;
+    hg_ref<Checked>((*wc), tid, hg_f, 128, 11) = pre;
   }
   if ((!rle) && (tid == 0LL)) {
     selPublish<Checked>(states, heads, b, tiles, (int64_t)(total), -1LL, rle, hg_f);
   }
   hg_sync_threads();
-  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
-    if (j < items) {
-#line 144 "kernels_select_sweep.go"
-      bool on = (hg_shr<Checked>(sel, j, hg_f, 144, 11) & 1U) != 0U;
-      int32_t r = hg_add(hg_ld<Checked>((*wc), hg_add(hg_mul(j, nw), w), hg_f, 145, 11), (int32_t)(popc<Checked>(hg_ballot(on) & lt, hg_f)));
-      {
-#line 146 "kernels_select_sweep.go"
-        long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-#line 146 "kernels_select_sweep.go"
-        if (i < n) {
-          if (on) {
-            if (rle) {
-              hg_ref<Checked>(shI, r, hg_f, 149, 11) = (int32_t)(hg_add(hg_mul(j, bd), tid));
-            } else {
-              hg_ref<Checked>(sh, r, hg_f, 151, 11) = hg_ld<Checked>(xs, j, hg_f, 151, 11);
-            }
-          } else if (partition) {
-            hg_ref<Checked>(sh, hg_sub(hg_add(total, (int32_t)(hg_add(hg_mul(j, bd), tid))), r), hg_f, 154, 11) = hg_ld<Checked>(xs, j, hg_f, 154, 11);
-          }
-        }
-      }
-    }
-  }
-#line 159 "kernels_select_sweep.go"
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 0LL, at, bd, tid, n, items, w, nw, hg_f);
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 4LL, at, bd, tid, n, items, w, nw, hg_f);
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 8LL, at, bd, tid, n, items, w, nw, hg_f);
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 12LL, at, bd, tid, n, items, w, nw, hg_f);
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 16LL, at, bd, tid, n, items, w, nw, hg_f);
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 20LL, at, bd, tid, n, items, w, nw, hg_f);
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 24LL, at, bd, tid, n, items, w, nw, hg_f);
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 28LL, at, bd, tid, n, items, w, nw, hg_f);
   hg_sync_threads();
   int64_t last = -1LL;
   if (rle && (total > 0)) {
-    last = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(total, 1), hg_f, 162, 11)));
+    last = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(total, 1), hg_f, 145, 11)));
   }
   if (rle && (tid == 0LL)) {
     selPublish<Checked>(states, heads, b, tiles, (int64_t)(total), last, rle, hg_f);
   }
-#line 168 "kernels_select_sweep.go"
+#line 151 "kernels_select_sweep.go"
   if (w == 0LL) {
-    auto hg_m12 = selLookBack<Checked>(states, hg_const(heads), b, tiles, rle, hg_f);
-    int64_t excl = hg_m12.r0;
-    int64_t prev = hg_m12.r1;
-#line 170 "kernels_select_sweep.go"
+    auto hg_m16 = selLookBack<Checked>(states, hg_const(heads), b, tiles, rle, hg_f);
+    int64_t excl = hg_m16.r0;
+    int64_t prev = hg_m16.r1;
+#line 153 "kernels_select_sweep.go"
     if (lane == 0LL) {
       if (b > 0LL) {
         if (rle) {
-          hg_ref<Checked>(heads, hg_add(tiles, b), hg_f, 173, 11) = hg_max(prev, last);
+          hg_ref<Checked>(heads, hg_add(tiles, b), hg_f, 156, 11) = hg_max(prev, last);
         }
-        hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 175, 11), 9223372036854775808ULL | (uint64_t)(hg_add(excl, (int64_t)(total))));
+        hg_atomic_store<2, 1>(&hg_ref<Checked>(states, b, hg_f, 158, 11), 9223372036854775808ULL | (uint64_t)(hg_add(excl, (int64_t)(total))));
       }
-      int64_t hg_t13 = excl;
-      int64_t hg_t14 = prev;
-      (*bcast)[1LL] = hg_t13;
-      (*bcast)[2LL] = hg_t14;
-#line 178 "kernels_select_sweep.go"
+      int64_t hg_t17 = excl;
+      int64_t hg_t18 = prev;
+      (*bcast)[1LL] = hg_t17;
+      (*bcast)[2LL] = hg_t18;
+#line 161 "kernels_select_sweep.go"
       if (b == hg_sub(tiles, 1LL)) {
-        hg_ref<Checked>(num, 0LL, hg_f, 179, 11) = hg_add(excl, (int64_t)(total));
+        hg_ref<Checked>(num, 0LL, hg_f, 162, 11) = hg_add(excl, (int64_t)(total));
         if (rle) {
-          hg_ref<Checked>(counts, hg_sub(hg_add(excl, (int64_t)(total)), 1LL), hg_f, 181, 11) = hg_sub((int64_t)(n), hg_max(prev, last));
+          hg_ref<Checked>(counts, hg_sub(hg_add(excl, (int64_t)(total)), 1LL), hg_f, 164, 11) = hg_sub((int64_t)(n), hg_max(prev, last));
         }
       }
     }
   }
   hg_sync_threads();
-  int64_t hg_t15 = (*bcast)[1LL];
-  int64_t hg_t16 = (*bcast)[2LL];
-  int64_t base = hg_t15;
-  int64_t prev = hg_t16;
-#line 188 "kernels_select_sweep.go"
+  int64_t hg_t19 = (*bcast)[1LL];
+  int64_t hg_t20 = (*bcast)[2LL];
+  int64_t base = hg_t19;
+  int64_t prev = hg_t20;
+#line 171 "kernels_select_sweep.go"
   long long lim = (long long)(total);
   if (partition) {
     lim = hg_min(hg_mul(bd, items), hg_sub(n, lo));
   }
   {
-    long long hg_i19 = tid;
-    long long hg_b17 = lim;
-    long long hg_st18 = bd;
-    if (hg_st18 > 0LL && hg_b17 <= 0x7fffffffffffffffLL - hg_st18 + 1LL) {
-      unsigned long long hg_n20 = hg_i19 < hg_b17 ? ((unsigned long long)hg_b17 - (unsigned long long)hg_i19 - 1ULL) / (unsigned long long)hg_st18 + 1ULL : 0ULL;
+    long long hg_i23 = tid;
+    long long hg_b21 = lim;
+    long long hg_st22 = bd;
+    if (hg_st22 > 0LL && hg_b21 <= 0x7fffffffffffffffLL - hg_st22 + 1LL) {
+      unsigned long long hg_n24 = hg_i23 < hg_b21 ? ((unsigned long long)hg_b21 - (unsigned long long)hg_i23 - 1ULL) / (unsigned long long)hg_st22 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k21 = 0; hg_k21 < hg_n20; hg_k21++) {
-        long long p = (long long)((unsigned long long)hg_i19 + hg_k21 * (unsigned long long)hg_st18);
-#line 193 "kernels_select_sweep.go"
+      for (unsigned long long hg_k25 = 0; hg_k25 < hg_n24; hg_k25++) {
+        long long p = (long long)((unsigned long long)hg_i23 + hg_k25 * (unsigned long long)hg_st22);
+#line 176 "kernels_select_sweep.go"
         int64_t q = hg_add(base, (int64_t)(p));
         if (rle) {
-          int64_t i = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, p, hg_f, 195, 11)));
-          hg_ref<Checked>(out, q, hg_f, 196, 11) = hg_ld<Checked>(in, i, hg_f, 196, 11);
+          int64_t i = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, p, hg_f, 178, 11)));
+          hg_ref<Checked>(out, q, hg_f, 179, 11) = hg_ld<Checked>(in, i, hg_f, 179, 11);
           if (q > 0LL) {
             if (p > 0LL) {
-              prev = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(p, 1LL), hg_f, 199, 11)));
+              prev = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(p, 1LL), hg_f, 182, 11)));
             }
-            hg_ref<Checked>(counts, hg_sub(q, 1LL), hg_f, 201, 11) = hg_sub(i, prev);
+            hg_ref<Checked>(counts, hg_sub(q, 1LL), hg_f, 184, 11) = hg_sub(i, prev);
           }
         } else if (p < (long long)(total)) {
-          hg_ref<Checked>(out, q, hg_f, 204, 11) = hg_ld<Checked>(sh, p, hg_f, 204, 11);
+          hg_ref<Checked>(out, q, hg_f, 187, 11) = hg_ld<Checked>(sh, p, hg_f, 187, 11);
         } else {
-          hg_ref<Checked>(out, hg_sub(hg_add((int64_t)(hg_sub(hg_sub(n, 1LL), lo)), base), (int64_t)(hg_sub(p, (long long)(total)))), hg_f, 206, 11) = hg_ld<Checked>(sh, p, hg_f, 206, 11);
+          hg_ref<Checked>(out, hg_sub(hg_add((int64_t)(hg_sub(hg_sub(n, 1LL), lo)), base), (int64_t)(hg_sub(p, (long long)(total)))), hg_f, 189, 11) = hg_ld<Checked>(sh, p, hg_f, 189, 11);
         }
       }
     } else {
-      for (long long p = hg_i19; p < hg_b17; p = hg_add(p, hg_st18)) {
-#line 193 "kernels_select_sweep.go"
+      for (long long p = hg_i23; p < hg_b21; p = hg_add(p, hg_st22)) {
+#line 176 "kernels_select_sweep.go"
         int64_t q = hg_add(base, (int64_t)(p));
         if (rle) {
-          int64_t i = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, p, hg_f, 195, 11)));
-          hg_ref<Checked>(out, q, hg_f, 196, 11) = hg_ld<Checked>(in, i, hg_f, 196, 11);
+          int64_t i = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, p, hg_f, 178, 11)));
+          hg_ref<Checked>(out, q, hg_f, 179, 11) = hg_ld<Checked>(in, i, hg_f, 179, 11);
           if (q > 0LL) {
             if (p > 0LL) {
-              prev = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(p, 1LL), hg_f, 199, 11)));
+              prev = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(p, 1LL), hg_f, 182, 11)));
             }
-            hg_ref<Checked>(counts, hg_sub(q, 1LL), hg_f, 201, 11) = hg_sub(i, prev);
+            hg_ref<Checked>(counts, hg_sub(q, 1LL), hg_f, 184, 11) = hg_sub(i, prev);
           }
         } else if (p < (long long)(total)) {
-          hg_ref<Checked>(out, q, hg_f, 204, 11) = hg_ld<Checked>(sh, p, hg_f, 204, 11);
+          hg_ref<Checked>(out, q, hg_f, 187, 11) = hg_ld<Checked>(sh, p, hg_f, 187, 11);
         } else {
-          hg_ref<Checked>(out, hg_sub(hg_add((int64_t)(hg_sub(hg_sub(n, 1LL), lo)), base), (int64_t)(hg_sub(p, (long long)(total)))), hg_f, 206, 11) = hg_ld<Checked>(sh, p, hg_f, 206, 11);
+          hg_ref<Checked>(out, hg_sub(hg_add((int64_t)(hg_sub(hg_sub(n, 1LL), lo)), base), (int64_t)(hg_sub(p, (long long)(total)))), hg_f, 189, 11) = hg_ld<Checked>(sh, p, hg_f, 189, 11);
         }
       }
     }
   }
 }
 
-#line 276 "kernels_select_sweep.go"
+#line 357 "kernels_select_sweep.go"
 template <bool Checked, class T> HG_DEV void selectReverse(hg_slice<T> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
-  long long s = (long long)(hg_ld<Checked>(num, 0LL, hg_f, 277, 11));
+  long long s = (long long)(hg_ld<Checked>(num, 0LL, hg_f, 358, 11));
   long long h = hg_sub(n, s) / 2LL;
   {
     long long hg_i3 = hg_global_x();
@@ -3934,29 +4047,29 @@ template <bool Checked, class T> HG_DEV void selectReverse(hg_slice<T> out, hg_s
       #pragma unroll 4
       for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
         long long k = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
-#line 280 "kernels_select_sweep.go"
-        T hg_t7 = hg_ld<Checked>(out, hg_add(s, k), hg_f, 280, 11);
-        T hg_t8 = hg_ld<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 280, 11);
+#line 361 "kernels_select_sweep.go"
+        T hg_t7 = hg_ld<Checked>(out, hg_add(s, k), hg_f, 361, 11);
+        T hg_t8 = hg_ld<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 361, 11);
         T x = hg_t7;
         T y = hg_t8;
-#line 281 "kernels_select_sweep.go"
+#line 362 "kernels_select_sweep.go"
         T hg_t9 = y;
         T hg_t10 = x;
-        hg_ref<Checked>(out, hg_add(s, k), hg_f, 281, 11) = hg_t9;
-        hg_ref<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 281, 11) = hg_t10;
+        hg_ref<Checked>(out, hg_add(s, k), hg_f, 362, 11) = hg_t9;
+        hg_ref<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 362, 11) = hg_t10;
       }
     } else {
       for (long long k = hg_i3; k < hg_b1; k = hg_add(k, hg_st2)) {
-#line 280 "kernels_select_sweep.go"
-        T hg_t12 = hg_ld<Checked>(out, hg_add(s, k), hg_f, 280, 11);
-        T hg_t13 = hg_ld<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 280, 11);
+#line 361 "kernels_select_sweep.go"
+        T hg_t12 = hg_ld<Checked>(out, hg_add(s, k), hg_f, 361, 11);
+        T hg_t13 = hg_ld<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 361, 11);
         T x = hg_t12;
         T y = hg_t13;
-#line 281 "kernels_select_sweep.go"
+#line 362 "kernels_select_sweep.go"
         T hg_t14 = y;
         T hg_t15 = x;
-        hg_ref<Checked>(out, hg_add(s, k), hg_f, 281, 11) = hg_t14;
-        hg_ref<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 281, 11) = hg_t15;
+        hg_ref<Checked>(out, hg_add(s, k), hg_f, 362, 11) = hg_t14;
+        hg_ref<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 362, 11) = hg_t15;
       }
     }
   }
