@@ -12,8 +12,8 @@ import "github.com/hipgo/hipgo/rocr/kernel"
 // and writes its selected elements, staged in shared memory in their
 // order, with coalesced stores. The last tile writes num[0].
 //
-// Tickets are kernel.OrderedBlockID's, taken on a 64-bit counter after
-// the states, so that one memset clears both.
+// Tickets are taken as kernel.OrderedBlockID takes them, on a 64-bit
+// counter after the states, so that one memset clears both.
 //
 // A tile's state is one 64-bit word, read and written by one atomic: the
 // status in the top two bits, the count below (at most 2^62-1).
@@ -73,8 +73,8 @@ func selectSweep[T Number](t kernel.Thread, in []T, flags []uint8, out []T, coun
 	b := int(bcast[0])
 	lo := b * bd * items
 
-	// The tile's elements and their flags (bit j: item j's flag is not
-	// 0). For Unique each warp's last lane leaves its elements in lastOf
+	// The tile's elements and their flags (with flags; 0: not selected).
+	// For Unique each warp's last lane leaves its elements in lastOf
 	// for the next warp's first lane (the other lanes take the elements
 	// before theirs by shuffles), and the tile's first element meets the
 	// one before the tile.
