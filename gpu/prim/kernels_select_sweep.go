@@ -12,8 +12,8 @@ import "github.com/hipgo/hipgo/rocr/kernel"
 // and writes its selected elements, staged in shared memory in their
 // order, with coalesced stores. The last tile writes num[0].
 //
-// Tickets are kernel.OrderedBlockID's, taken on a 64-bit counter after
-// the states, so that one memset clears both.
+// Tickets are taken as kernel.OrderedBlockID takes them, on a 64-bit
+// counter after the states, so that one memset clears both.
 //
 // A tile's state is one 64-bit word, read and written by one atomic: the
 // status in the top two bits, the count below (at most 2^62-1).
@@ -73,55 +73,48 @@ func selectSweep[T Number](t kernel.Thread, in []T, flags []uint8, out []T, coun
 	b := int(bcast[0])
 	lo := b * bd * items
 
-	// The tile's elements and their flags (bit j: item j's flag is not
-	// 0). For Unique each warp's last lane leaves its elements in lastOf
+	// The tile's elements and their flags (with flags; 0: not selected).
+	// For Unique each warp's last lane leaves its elements in lastOf
 	// for the next warp's first lane (the other lanes take the elements
 	// before theirs by shuffles), and the tile's first element meets the
 	// one before the tile.
+	// Each phase below takes the items one by one through calls with
+	// constant item numbers (eight calls of four): device functions are
+	// inlined, so xs stays in registers and the loads are all in flight
+	// at once, where a loop over the items would put xs in local memory.
 	var xs [selMaxItems]T
-	var fs uint32
-	for j := 0; j < selMaxItems; j++ {
-		if i := lo + j*bd + tid; j < items && i < n {
-			xs[j] = in[i]
-			if pred == predFlags && flags[i] != 0 {
-				fs |= uint32(1) << j
-			}
-		}
-	}
+	var fs [selMaxItems]uint8
+	at := lo + tid
+	xs, fs = selLoad4(in, flags, xs, fs, pred, 0, at, bd, n, items)
+	xs, fs = selLoad4(in, flags, xs, fs, pred, 4, at, bd, n, items)
+	xs, fs = selLoad4(in, flags, xs, fs, pred, 8, at, bd, n, items)
+	xs, fs = selLoad4(in, flags, xs, fs, pred, 12, at, bd, n, items)
+	xs, fs = selLoad4(in, flags, xs, fs, pred, 16, at, bd, n, items)
+	xs, fs = selLoad4(in, flags, xs, fs, pred, 20, at, bd, n, items)
+	xs, fs = selLoad4(in, flags, xs, fs, pred, 24, at, bd, n, items)
+	xs, fs = selLoad4(in, flags, xs, fs, pred, 28, at, bd, n, items)
 	if pred == predUnique {
-		for j := 0; j < selMaxItems; j++ {
-			if j < items && lane == ws-1 {
-				lastOf[j*nw+w] = xs[j]
-			}
+		if lane == ws-1 {
+			selLast4(xs, lastOf, 0, w, nw, items)
+			selLast4(xs, lastOf, 4, w, nw, items)
+			selLast4(xs, lastOf, 8, w, nw, items)
+			selLast4(xs, lastOf, 12, w, nw, items)
+			selLast4(xs, lastOf, 16, w, nw, items)
+			selLast4(xs, lastOf, 20, w, nw, items)
+			selLast4(xs, lastOf, 24, w, nw, items)
+			selLast4(xs, lastOf, 28, w, nw, items)
 		}
 		t.SyncThreads()
 	}
-	lt := uint64(1)<<lane - 1
 	var sel uint32 // bit j: item j is selected
-	for j := 0; j < selMaxItems; j++ {
-		if j < items {
-			i := lo + j*bd + tid
-			var prev T
-			if pred == predUnique {
-				prev = kernel.ShflUp(t, xs[j], 1)
-				if lane == 0 && i < n {
-					if w > 0 || j > 0 {
-						prev = lastOf[j*nw+w-1]
-					} else if i > 0 {
-						prev = in[i-1]
-					}
-				}
-			}
-			on := i < n && pick(xs[j], prev, fs>>j&1 != 0, i, pred, a)
-			m := kernel.Ballot(t, on)
-			if on {
-				sel |= uint32(1) << j
-			}
-			if lane == 0 {
-				wc[j*nw+w] = int32(popc(m))
-			}
-		}
-	}
+	sel = selRank4(t, in, xs, fs, sel, lastOf, wc, pred, a, 0, at, bd, n, items, w, nw)
+	sel = selRank4(t, in, xs, fs, sel, lastOf, wc, pred, a, 4, at, bd, n, items, w, nw)
+	sel = selRank4(t, in, xs, fs, sel, lastOf, wc, pred, a, 8, at, bd, n, items, w, nw)
+	sel = selRank4(t, in, xs, fs, sel, lastOf, wc, pred, a, 12, at, bd, n, items, w, nw)
+	sel = selRank4(t, in, xs, fs, sel, lastOf, wc, pred, a, 16, at, bd, n, items, w, nw)
+	sel = selRank4(t, in, xs, fs, sel, lastOf, wc, pred, a, 20, at, bd, n, items, w, nw)
+	sel = selRank4(t, in, xs, fs, sel, lastOf, wc, pred, a, 24, at, bd, n, items, w, nw)
+	sel = selRank4(t, in, xs, fs, sel, lastOf, wc, pred, a, 28, at, bd, n, items, w, nw)
 	t.SyncThreads()
 
 	// Where each warp's selected elements of each item start in the tile:
@@ -138,24 +131,14 @@ func selectSweep[T Number](t kernel.Thread, in []T, flags []uint8, out []T, coun
 		selPublish(states, heads, b, tiles, int64(total), -1, rle)
 	}
 	t.SyncThreads()
-	for j := 0; j < selMaxItems; j++ {
-		if j < items {
-			// The ballot again rather than a register per item.
-			on := sel>>j&1 != 0
-			r := wc[j*nw+w] + int32(popc(kernel.Ballot(t, on)&lt))
-			if i := lo + j*bd + tid; i < n {
-				if on {
-					if rle {
-						shI[r] = int32(j*bd + tid)
-					} else {
-						sh[r] = xs[j]
-					}
-				} else if partition {
-					sh[total+int32(j*bd+tid)-r] = xs[j]
-				}
-			}
-		}
-	}
+	selStage4(t, xs, sel, sh, shI, wc, total, partition, rle, 0, at, bd, tid, n, items, w, nw)
+	selStage4(t, xs, sel, sh, shI, wc, total, partition, rle, 4, at, bd, tid, n, items, w, nw)
+	selStage4(t, xs, sel, sh, shI, wc, total, partition, rle, 8, at, bd, tid, n, items, w, nw)
+	selStage4(t, xs, sel, sh, shI, wc, total, partition, rle, 12, at, bd, tid, n, items, w, nw)
+	selStage4(t, xs, sel, sh, shI, wc, total, partition, rle, 16, at, bd, tid, n, items, w, nw)
+	selStage4(t, xs, sel, sh, shI, wc, total, partition, rle, 20, at, bd, tid, n, items, w, nw)
+	selStage4(t, xs, sel, sh, shI, wc, total, partition, rle, 24, at, bd, tid, n, items, w, nw)
+	selStage4(t, xs, sel, sh, shI, wc, total, partition, rle, 28, at, bd, tid, n, items, w, nw)
 	t.SyncThreads()
 	last := int64(-1) // the tile's last head (rle)
 	if rle && total > 0 {
@@ -204,6 +187,104 @@ func selectSweep[T Number](t kernel.Thread, in []T, flags []uint8, out []T, coun
 			out[q] = sh[p]
 		} else {
 			out[int64(n-1-lo)+base-int64(p-int(total))] = sh[p]
+		}
+	}
+}
+
+// selLoad4 loads items j to j+3 of a work-item (element at+item*bd)
+// into xs, and their flags into fs (used only after every load is
+// issued).
+func selLoad4[T Number](in []T, flags []uint8, xs [selMaxItems]T, fs [selMaxItems]uint8, pred int32, j, at, bd, n, items int) ([selMaxItems]T, [selMaxItems]uint8) {
+	xs, fs = selLoad(in, flags, xs, fs, pred, j, at, bd, n, items)
+	xs, fs = selLoad(in, flags, xs, fs, pred, j+1, at, bd, n, items)
+	xs, fs = selLoad(in, flags, xs, fs, pred, j+2, at, bd, n, items)
+	xs, fs = selLoad(in, flags, xs, fs, pred, j+3, at, bd, n, items)
+	return xs, fs
+}
+
+func selLoad[T Number](in []T, flags []uint8, xs [selMaxItems]T, fs [selMaxItems]uint8, pred int32, j, at, bd, n, items int) ([selMaxItems]T, [selMaxItems]uint8) {
+	if i := at + j*bd; j < items && i < n {
+		xs[j] = in[i]
+		if pred == predFlags {
+			fs[j] = flags[i]
+		}
+	}
+	return xs, fs
+}
+
+// selLast4 leaves a warp's last lane's items j to j+3 in lastOf.
+func selLast4[T Number](xs [selMaxItems]T, lastOf *[256]T, j, w, nw, items int) {
+	if j >= items {
+		return
+	}
+	lastOf[j*nw+w] = xs[j]
+	lastOf[(j+1)*nw+w] = xs[j+1]
+	lastOf[(j+2)*nw+w] = xs[j+2]
+	lastOf[(j+3)*nw+w] = xs[j+3]
+}
+
+// selRank4 decides items j to j+3 (bits of sel) and counts each one's
+// selected elements in the warp into wc.
+func selRank4[T Number](t kernel.Thread, in []T, xs [selMaxItems]T, fs [selMaxItems]uint8, sel uint32, lastOf *[256]T, wc *[256]int32, pred int32, a T, j, at, bd, n, items, w, nw int) uint32 {
+	sel = selRank(t, in, xs, fs, sel, lastOf, wc, pred, a, j, at, bd, n, items, w, nw)
+	sel = selRank(t, in, xs, fs, sel, lastOf, wc, pred, a, j+1, at, bd, n, items, w, nw)
+	sel = selRank(t, in, xs, fs, sel, lastOf, wc, pred, a, j+2, at, bd, n, items, w, nw)
+	sel = selRank(t, in, xs, fs, sel, lastOf, wc, pred, a, j+3, at, bd, n, items, w, nw)
+	return sel
+}
+
+func selRank[T Number](t kernel.Thread, in []T, xs [selMaxItems]T, fs [selMaxItems]uint8, sel uint32, lastOf *[256]T, wc *[256]int32, pred int32, a T, j, at, bd, n, items, w, nw int) uint32 {
+	if j < items {
+		lane := t.Lane()
+		i := at + j*bd
+		var prev T
+		if pred == predUnique {
+			prev = kernel.ShflUp(t, xs[j], 1)
+			if lane == 0 && i < n {
+				if w > 0 || j > 0 {
+					prev = lastOf[j*nw+w-1]
+				} else if i > 0 {
+					prev = in[i-1]
+				}
+			}
+		}
+		on := i < n && pick(xs[j], prev, fs[j] != 0, i, pred, a)
+		m := kernel.Ballot(t, on)
+		if on {
+			sel |= uint32(1) << j
+		}
+		if lane == 0 {
+			wc[j*nw+w] = int32(popc(m))
+		}
+	}
+	return sel
+}
+
+// selStage4 stages items j to j+3 in shared memory at their places in
+// the tile's output.
+func selStage4[T Number](t kernel.Thread, xs [selMaxItems]T, sel uint32, sh []T, shI []int32, wc *[256]int32, total int32, partition, rle bool, j, at, bd, tid, n, items, w, nw int) {
+	selStage(t, xs, sel, sh, shI, wc, total, partition, rle, j, at, bd, tid, n, items, w, nw)
+	selStage(t, xs, sel, sh, shI, wc, total, partition, rle, j+1, at, bd, tid, n, items, w, nw)
+	selStage(t, xs, sel, sh, shI, wc, total, partition, rle, j+2, at, bd, tid, n, items, w, nw)
+	selStage(t, xs, sel, sh, shI, wc, total, partition, rle, j+3, at, bd, tid, n, items, w, nw)
+}
+
+func selStage[T Number](t kernel.Thread, xs [selMaxItems]T, sel uint32, sh []T, shI []int32, wc *[256]int32, total int32, partition, rle bool, j, at, bd, tid, n, items, w, nw int) {
+	if j < items {
+		// The ballot again rather than a register per item.
+		on := sel>>j&1 != 0
+		lt := uint64(1)<<t.Lane() - 1
+		r := wc[j*nw+w] + int32(popc(kernel.Ballot(t, on)&lt))
+		if at+j*bd < n {
+			if on {
+				if rle {
+					shI[r] = int32(j*bd + tid)
+				} else {
+					sh[r] = xs[j]
+				}
+			} else if partition {
+				sh[total+int32(j*bd+tid)-r] = xs[j]
+			}
 		}
 	}
 }
