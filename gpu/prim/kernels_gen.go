@@ -31,7 +31,7 @@ var goKernels = gokernel.New(gokernel.Spec{
 	Source:  goKernelsSource,
 	Kernels: []string{"run_lengths", "sweep_scan", "reduce_i32", "arg_reduce_i32", "scan_up_i32", "scan_i32", "scan_lbi32", "seg_scan_lbi32", "unary_i32", "binary_i32", "seg_reduce_i32", "select_count_i32", "select_scatter_i32", "seg_scan_i32", "reduce_u32", "arg_reduce_u32", "scan_up_u32", "scan_u32", "scan_lbu32", "seg_scan_lbu32", "unary_u32", "binary_u32", "seg_reduce_u32", "select_count_u32", "select_scatter_u32", "seg_scan_u32", "reduce_i64", "arg_reduce_i64", "scan_up_i64", "scan_i64", "scan_lbi64", "seg_scan_lbi64", "unary_i64", "binary_i64", "seg_reduce_i64", "select_count_i64", "select_scatter_i64", "seg_scan_i64", "reduce_u64", "arg_reduce_u64", "scan_up_u64", "scan_u64", "scan_lbu64", "seg_scan_lbu64", "unary_u64", "binary_u64", "seg_reduce_u64", "select_count_u64", "select_scatter_u64", "seg_scan_u64", "reduce_f32", "arg_reduce_f32", "scan_up_f32", "scan_f32", "scan_lbf32", "seg_scan_lbf32", "unary_f32", "binary_f32", "seg_reduce_f32", "select_count_f32", "select_scatter_f32", "seg_scan_f32", "reduce_f64", "arg_reduce_f64", "scan_up_f64", "scan_f64", "scan_lbf64", "seg_scan_lbf64", "unary_f64", "binary_f64", "seg_reduce_f64", "select_count_f64", "select_scatter_f64", "seg_scan_f64", "histogram_u8", "histogram_u16", "histogram_i32", "histogram_u32", "histogram_f32", "histogram_f64", "sort_count_i8", "sort_keys_i8", "key_heads_i8", "merge_block_i8", "merge_pass_i8", "sort_count_u8", "sort_keys_u8", "key_heads_u8", "merge_block_u8", "merge_pass_u8", "sort_count_i16", "sort_keys_i16", "key_heads_i16", "merge_block_i16", "merge_pass_i16", "sort_count_u16", "sort_keys_u16", "key_heads_u16", "merge_block_u16", "merge_pass_u16", "sort_count_i32", "sort_keys_i32", "key_heads_i32", "merge_block_i32", "merge_pass_i32", "sort_count_u32", "sort_keys_u32", "key_heads_u32", "merge_block_u32", "merge_pass_u32", "sort_count_i64", "sort_keys_i64", "key_heads_i64", "merge_block_i64", "merge_pass_i64", "sort_count_u64", "sort_keys_u64", "key_heads_u64", "merge_block_u64", "merge_pass_u64", "sort_count_f32", "sort_keys_f32", "key_heads_f32", "merge_block_f32", "merge_pass_f32", "sort_count_f64", "sort_keys_f64", "key_heads_f64", "merge_block_f64", "merge_pass_f64", "gather_i32", "gather_u32", "gather_i64", "gather_u64", "gather_f32", "gather_f64", "sort_pairs_i32_i32", "sort_pairs_i32_u32", "sort_pairs_i32_i64", "sort_pairs_i32_u64", "sort_pairs_i32_f32", "sort_pairs_i32_f64", "sort_pairs_u32_i32", "sort_pairs_u32_u32", "sort_pairs_u32_i64", "sort_pairs_u32_u64", "sort_pairs_u32_f32", "sort_pairs_u32_f64", "sort_pairs_i64_i32", "sort_pairs_i64_u32", "sort_pairs_i64_i64", "sort_pairs_i64_u64", "sort_pairs_i64_f32", "sort_pairs_i64_f64", "sort_pairs_u64_i32", "sort_pairs_u64_u32", "sort_pairs_u64_i64", "sort_pairs_u64_u64", "sort_pairs_u64_f32", "sort_pairs_u64_f64", "sort_pairs_f32_i32", "sort_pairs_f32_u32", "sort_pairs_f32_i64", "sort_pairs_f32_u64", "sort_pairs_f32_f32", "sort_pairs_f32_f64", "sort_pairs_f64_i32", "sort_pairs_f64_u32", "sort_pairs_f64_i64", "sort_pairs_f64_u64", "sort_pairs_f64_f32", "sort_pairs_f64_f64", "select_sweep_i32", "select_reverse_i32", "select_sweep_u32", "select_reverse_u32", "select_sweep_i64", "select_reverse_i64", "select_sweep_u64", "select_reverse_u64", "select_sweep_f32", "select_reverse_f32", "select_sweep_f64", "select_reverse_f64", "sort_hist_i8", "sweep_keys_i8", "sort_hist_u8", "sweep_keys_u8", "sort_hist_i16", "sweep_keys_i16", "sort_hist_u16", "sweep_keys_u16", "sort_hist_i32", "sweep_keys_i32", "sort_hist_u32", "sweep_keys_u32", "sort_hist_i64", "sweep_keys_i64", "sort_hist_u64", "sweep_keys_u64", "sort_hist_f32", "sweep_keys_f32", "sort_hist_f64", "sweep_keys_f64", "sweep_pairs_i32_i32", "sweep_pairs_i32_u32", "sweep_pairs_i32_i64", "sweep_pairs_i32_u64", "sweep_pairs_i32_f32", "sweep_pairs_i32_f64", "sweep_pairs_u32_i32", "sweep_pairs_u32_u32", "sweep_pairs_u32_i64", "sweep_pairs_u32_u64", "sweep_pairs_u32_f32", "sweep_pairs_u32_f64", "sweep_pairs_i64_i32", "sweep_pairs_i64_u32", "sweep_pairs_i64_i64", "sweep_pairs_i64_u64", "sweep_pairs_i64_f32", "sweep_pairs_i64_f64", "sweep_pairs_u64_i32", "sweep_pairs_u64_u32", "sweep_pairs_u64_i64", "sweep_pairs_u64_u64", "sweep_pairs_u64_f32", "sweep_pairs_u64_f64", "sweep_pairs_f32_i32", "sweep_pairs_f32_u32", "sweep_pairs_f32_i64", "sweep_pairs_f32_u64", "sweep_pairs_f32_f32", "sweep_pairs_f32_f64", "sweep_pairs_f64_i32", "sweep_pairs_f64_u32", "sweep_pairs_f64_i64", "sweep_pairs_f64_u64", "sweep_pairs_f64_f32", "sweep_pairs_f64_f64", "sweep_keys_u32_t256x16m3", "sweep_keys_u32_t256x16m4", "sweep_keys_u32_t256x24", "sweep_keys_u32_t384x16", "sweep_keys_u32_t384x16m2", "sweep_keys_u32_t384x20", "sweep_keys_u32_t512x12", "sweep_pairs_u32_u32_t256x16m3", "sweep_pairs_u32_u32_t256x18", "sweep_pairs_u32_u32_t384x10"},
 	Files:   []string{"dispatch_types.go", "doc.go", "histogram.go", "kernels.go", "kernels_gen.go", "kernels_hist.go", "kernels_lookback.go", "kernels_merge.go", "kernels_reduce.go", "kernels_segment.go", "kernels_select.go", "kernels_select_sweep.go", "kernels_sort.go", "kernels_types.go", "merge.go", "merge_with.go", "plan.go", "reduce.go", "reduce_with.go", "scan.go", "scan_with.go", "scratch.go", "segmented.go", "select.go", "select_dispatch_types.go", "select_sweep.go", "select_types.go", "sort.go", "sort_dispatch_types.go", "sort_onesweep.go", "sort_types.go", "transform.go", "with_device.go"},
-	Objects: []any{gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject0, 36336615, "24697319cc1bf28bf98b2e90bcdf8dca3adce0c89ee9130d1b202cf2de0e04c1")},
+	Objects: []any{gokernel.Zstd("gen/prim_sm90.ptx", goKernelsObject0, 35987707, "c878fcbf41ac7ab12ce44ae28c0502e4f81a175b7a123666b4ec817b264d6815")},
 })
 
 // runLengthsArgs is the kernarg layout of run_lengths's C++ entry point.
@@ -10777,7 +10777,7 @@ type selectSweepI32Args struct {
 }
 
 // selectSweepI32Kernel runs selectSweepI32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (select_types.go:17: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (select_types.go:17: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:134: calls selStage4, which synchronizes, with an argument that is not uniform across the block)).
 var selectSweepI32Kernel = kernel.Define("select_sweep_i32", func(b *kernel.Block, a *selectSweepI32Args) {
 	f := kernelimpl.Frame[selectSweepI32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -10908,7 +10908,7 @@ type selectSweepU32Args struct {
 }
 
 // selectSweepU32Kernel runs selectSweepU32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (select_types.go:37: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (select_types.go:37: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:134: calls selStage4, which synchronizes, with an argument that is not uniform across the block)).
 var selectSweepU32Kernel = kernel.Define("select_sweep_u32", func(b *kernel.Block, a *selectSweepU32Args) {
 	f := kernelimpl.Frame[selectSweepU32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -11039,7 +11039,7 @@ type selectSweepI64Args struct {
 }
 
 // selectSweepI64Kernel runs selectSweepI64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (select_types.go:57: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (select_types.go:57: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:134: calls selStage4, which synchronizes, with an argument that is not uniform across the block)).
 var selectSweepI64Kernel = kernel.Define("select_sweep_i64", func(b *kernel.Block, a *selectSweepI64Args) {
 	f := kernelimpl.Frame[selectSweepI64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -11170,7 +11170,7 @@ type selectSweepU64Args struct {
 }
 
 // selectSweepU64Kernel runs selectSweepU64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (select_types.go:77: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (select_types.go:77: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:134: calls selStage4, which synchronizes, with an argument that is not uniform across the block)).
 var selectSweepU64Kernel = kernel.Define("select_sweep_u64", func(b *kernel.Block, a *selectSweepU64Args) {
 	f := kernelimpl.Frame[selectSweepU64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -11301,7 +11301,7 @@ type selectSweepF32Args struct {
 }
 
 // selectSweepF32Kernel runs selectSweepF32 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (select_types.go:97: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (select_types.go:97: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:134: calls selStage4, which synchronizes, with an argument that is not uniform across the block)).
 var selectSweepF32Kernel = kernel.Define("select_sweep_f32", func(b *kernel.Block, a *selectSweepF32Args) {
 	f := kernelimpl.Frame[selectSweepF32Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)
@@ -11432,7 +11432,7 @@ type selectSweepF64Args struct {
 }
 
 // selectSweepF64Kernel runs selectSweepF64 on the cpu agent as coroutines (kernelimpl.Lockstep):
-// loop fission does not apply (select_types.go:117: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:241: a loop with a barrier whose condition is not uniform across the block)).
+// loop fission does not apply (select_types.go:117: calls selectSweep, which synchronizes and has no fission (kernels_select_sweep.go:134: calls selStage4, which synchronizes, with an argument that is not uniform across the block)).
 var selectSweepF64Kernel = kernel.Define("select_sweep_f64", func(b *kernel.Block, a *selectSweepF64Args) {
 	f := kernelimpl.Frame[selectSweepF64Frame](b)
 	f.p0 = kernelimpl.ConstView(b, a.in, a.inLen)

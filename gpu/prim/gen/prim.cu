@@ -165,6 +165,20 @@ struct hg_fault { unsigned set, kind, line, file; long long index, len; };
 // unlikely one to the fields, and a check repeated after it (a tile's
 // row index in every step of an unrolled loop) folds away: bad & !set is
 // false once set |= bad.
+// HG_ASSUME(Checked, x): the checked variant takes x as given, a counted
+// loop's index within the bounds the count was made from, so a check of
+// the index against the same bound (s[i] in for i < len(s)) folds away.
+#if defined(__clang__)
+#define HG_ASSUME(C, x) \
+  do {                  \
+    if (C) __builtin_assume(x); \
+  } while (0)
+#else
+#define HG_ASSUME(C, x) \
+  do {                  \
+  } while (0)
+#endif
+
 HG_DEV void hg_note(hg_fault* f, bool bad, unsigned kind, unsigned line, unsigned file, long long index, long long len) {
   bool was = f->set != 0u;
   bool first = bad & !was;
@@ -340,10 +354,12 @@ template <class T> HG_DEV T hg_max(T a, T b) { return b > a ? b : a; }
 
 // hg_ld reads s[i]: zero when i is out of range (checked). hg_ref is the
 // place s[i]: the scratch cell when i is out of range (checked).
+// A slice's read branches once: the load waits on the check anyway.
 template <bool C, class T> HG_DEV typename hg_unconst<T>::type hg_ld(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
-  bool bad = C && (unsigned long long)i >= (unsigned long long)s.n;
-  if (C) hg_note(f, bad, 1, line, file, i, s.n);
-  if (HG_UNLIKELY(bad)) return {};
+  if (C && HG_UNLIKELY((unsigned long long)i >= (unsigned long long)s.n)) {
+    hg_fail(f, 1, line, file, i, s.n);
+    return {};
+  }
   return s.p[i];
 }
 template <bool C, class T> HG_DEV T& hg_ref(hg_slice<T> s, long long i, hg_fault* f, unsigned line, unsigned file) {
@@ -1037,8 +1053,15 @@ template <bool Checked, class K> HG_DEV long long mergePath(hg_slice<const K> a,
 template <bool Checked, class K> HG_DEV void mergeRange(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, long long as, long long bs, long long be, long long d0, long long d1, int32_t ord, int32_t kind, long long width, hg_fault* hg_f);
 template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg_slice<K> dst, hg_slice<const uint32_t> srcI, hg_slice<uint32_t> dstI, bool pairs, int32_t ord, int32_t kind, long long width, long long count, long long w, long long tile, hg_slice<K> sk, hg_array<uint32_t, 2048>* si, hg_array<long long, 2>* part, hg_fault* hg_f);
 template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_slice<const uint32_t> idx, hg_slice<V> out, long long count, long long span, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<hg_array<T, 32>, hg_array<uint8_t, 32>> selLoad(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, int32_t pred, long long j, long long at, long long bd, long long n, long long items, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV hg_tuple2<hg_array<T, 32>, hg_array<uint8_t, 32>> selLoad4(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, int32_t pred, long long j, long long at, long long bd, long long n, long long items, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void selLast4(hg_array<T, 32> xs, hg_array<T, 256>* lastOf, long long j, long long w, long long nw, long long items, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV bool pick(T x, T prev, bool f, long long i, int32_t pred, T a, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV uint32_t selRank(hg_slice<const T> in, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, uint32_t sel, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, int32_t pred, T a, long long j, long long at, long long bd, long long n, long long items, long long w, long long nw, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV uint32_t selRank4(hg_slice<const T> in, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, uint32_t sel, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, int32_t pred, T a, long long j, long long at, long long bd, long long n, long long items, long long w, long long nw, hg_fault* hg_f);
 template <bool Checked> HG_DEV void selPublish(hg_slice<uint64_t> states, hg_slice<int64_t> heads, long long b, long long tiles, int64_t c, int64_t last, bool rle, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void selStage(hg_array<T, 32> xs, uint32_t sel, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<int32_t, 256>* wc, int32_t total, bool partition, bool rle, long long j, long long at, long long bd, long long tid, long long n, long long items, long long w, long long nw, hg_fault* hg_f);
+template <bool Checked, class T> HG_DEV void selStage4(hg_array<T, 32> xs, uint32_t sel, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<int32_t, 256>* wc, int32_t total, bool partition, bool rle, long long j, long long at, long long bd, long long tid, long long n, long long items, long long w, long long nw, hg_fault* hg_f);
 template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f);
 template <bool Checked> HG_DEV hg_tuple2<int64_t, int64_t> selLookBack(hg_slice<uint64_t> states, hg_slice<const int64_t> heads, long long b, long long tiles, bool rle, hg_fault* hg_f);
 template <bool Checked, class T> HG_DEV void selectSweep(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_slice<T> out, hg_slice<int64_t> counts, int32_t pred, T a, hg_slice<uint64_t> states, hg_slice<int64_t> heads, hg_slice<int64_t> num, bool partition, bool rle, long long items, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, hg_array<int32_t, 32>* warps, hg_array<int64_t, 4>* bcast, hg_fault* hg_f);
@@ -1607,6 +1630,7 @@ template <bool Checked, class T> HG_DEV void tileSum(hg_slice<const T> in, hg_sl
         #pragma unroll 4
         for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
           long long i = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
+          HG_ASSUME(Checked, i >= hg_i3 && i < hg_b1);
 #line 133 "kernels.go"
           acc = hg_add(acc, hg_ld<Checked>(in, i, hg_f, 133, 3));
         }
@@ -1748,40 +1772,71 @@ template <bool Checked, class T> HG_DEV void lbLoadVec4(hg_slice<const T> in, hg
   long long tid = hg_t2;
 #line 79 "kernels_lookback.go"
   if (vec && (hg_add(lo, tile) <= n)) {
-    long long base = lo / 4LL;
-    for (long long c = tid; c < (tile / 4LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 4>(sh, c, hg_ldv<Checked, 4>(in, hg_add(base, c), hg_f, 82, 6), hg_f, 82, 6);
+#line 82 "kernels_lookback.go"
+    long long hg_t3 = lo / 4LL;
+    long long hg_t4 = tile / 4LL;
+    long long base = hg_t3;
+    long long nv = hg_t4;
+#line 83 "kernels_lookback.go"
+    long long c = tid;
+    for (; hg_add(c, hg_mul(3LL, bd)) < nv; c = hg_add(c, hg_mul(4LL, bd))) {
+      hg_array<T, 4> hg_t6 = hg_ldv<Checked, 4>(in, hg_add(base, c), hg_f, 85, 6);
+      hg_array<T, 4> hg_t7 = hg_ldv<Checked, 4>(in, hg_add(hg_add(base, c), bd), hg_f, 85, 6);
+      hg_array<T, 4> hg_t8 = hg_ldv<Checked, 4>(in, hg_add(hg_add(base, c), hg_mul(2LL, bd)), hg_f, 85, 6);
+      hg_array<T, 4> hg_t9 = hg_ldv<Checked, 4>(in, hg_add(hg_add(base, c), hg_mul(3LL, bd)), hg_f, 85, 6);
+      hg_array<T, 4> v0 = hg_t6;
+      hg_array<T, 4> v1 = hg_t7;
+      hg_array<T, 4> v2 = hg_t8;
+      hg_array<T, 4> v3 = hg_t9;
+#line 86 "kernels_lookback.go"
+      hg_stv<Checked, 4>(sh, c, v0, hg_f, 86, 6);
+      hg_stv<Checked, 4>(sh, hg_add(c, bd), v1, hg_f, 87, 6);
+      hg_stv<Checked, 4>(sh, hg_add(c, hg_mul(2LL, bd)), v2, hg_f, 88, 6);
+      hg_stv<Checked, 4>(sh, hg_add(c, hg_mul(3LL, bd)), v3, hg_f, 89, 6);
+    }
+    for (; hg_add(c, bd) < nv; c = hg_add(c, hg_mul(2LL, bd))) {
+      hg_array<T, 4> hg_t11 = hg_ldv<Checked, 4>(in, hg_add(base, c), hg_f, 92, 6);
+      hg_array<T, 4> hg_t12 = hg_ldv<Checked, 4>(in, hg_add(hg_add(base, c), bd), hg_f, 92, 6);
+      hg_array<T, 4> v0 = hg_t11;
+      hg_array<T, 4> v1 = hg_t12;
+#line 93 "kernels_lookback.go"
+      hg_stv<Checked, 4>(sh, c, v0, hg_f, 93, 6);
+      hg_stv<Checked, 4>(sh, hg_add(c, bd), v1, hg_f, 94, 6);
+    }
+    if (c < nv) {
+      hg_stv<Checked, 4>(sh, c, hg_ldv<Checked, 4>(in, hg_add(base, c), hg_f, 97, 6), hg_f, 97, 6);
     }
   } else {
     {
-      long long hg_i6 = tid;
-      long long hg_b4 = tile;
-      long long hg_st5 = bd;
-      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
-        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+      long long hg_i15 = tid;
+      long long hg_b13 = tile;
+      long long hg_st14 = bd;
+      if (hg_st14 > 0LL && hg_b13 <= 0x7fffffffffffffffLL - hg_st14 + 1LL) {
+        unsigned long long hg_n16 = hg_i15 < hg_b13 ? ((unsigned long long)hg_b13 - (unsigned long long)hg_i15 - 1ULL) / (unsigned long long)hg_st14 + 1ULL : 0ULL;
         #pragma unroll 4
-        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
-          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 86 "kernels_lookback.go"
+        for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
+          long long j = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
+          HG_ASSUME(Checked, j >= hg_i15 && j < hg_b13);
+#line 101 "kernels_lookback.go"
           T x = {};
           if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 88, 6);
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 103, 6);
           }
-          hg_at<Checked>(sh, j, hg_f, 90, 6) = x;
+          hg_at<Checked>(sh, j, hg_f, 105, 6) = x;
         }
       } else {
-        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 86 "kernels_lookback.go"
+        for (long long j = hg_i15; j < hg_b13; j = hg_add(j, hg_st14)) {
+#line 101 "kernels_lookback.go"
           T x = {};
           if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 88, 6);
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 103, 6);
           }
-          hg_at<Checked>(sh, j, hg_f, 90, 6) = x;
+          hg_at<Checked>(sh, j, hg_f, 105, 6) = x;
         }
       }
     }
   }
-#line 93 "kernels_lookback.go"
+#line 108 "kernels_lookback.go"
   hg_sync_threads();
 }
 
@@ -1800,18 +1855,18 @@ template <bool Checked, class T> HG_DEV uint64_t lbBits(T v, int32_t kind, hg_fa
   return (uint64_t)((uint32_t)(v));
 }
 
-#line 201 "kernels_lookback.go"
+#line 229 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void lbPublish(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, long long b, uint64_t status, T v, bool packed, int32_t kind, hg_fault* hg_f) {
   if (packed) {
-    hg_atomic_store<0, 1>(hg_ptr(hg_at<Checked>(states, b, hg_f, 203, 6)), (status << 32LL) | lbBits<Checked, T>(v, kind, hg_f));
+    hg_atomic_store<0, 1>(hg_ptr(hg_at<Checked>(states, b, hg_f, 231, 6)), (status << 32LL) | lbBits<Checked, T>(v, kind, hg_f));
     return;
   }
   if ((status & 3ULL) == 2ULL) {
-    hg_at<Checked>(incl, b, hg_f, 207, 6) = v;
+    hg_at<Checked>(incl, b, hg_f, 235, 6) = v;
   } else {
-    hg_at<Checked>(agg, b, hg_f, 209, 6) = v;
+    hg_at<Checked>(agg, b, hg_f, 237, 6) = v;
   }
-  hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, b, hg_f, 211, 6)), status << 32LL);
+  hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, b, hg_f, 239, 6)), status << 32LL);
 }
 
 #line 63 "kernels_lookback.go"
@@ -1829,13 +1884,13 @@ template <bool Checked, class T> HG_DEV T lbValue(uint64_t w, int32_t kind, hg_f
   return (T)((uint32_t)(w));
 }
 
-#line 221 "kernels_lookback.go"
+#line 249 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_slice<const T> incl, hg_slice<uint64_t> states, long long b, bool packed, int32_t kind, hg_fault* hg_f) {
   long long hg_t1 = hg_warp_size();
   long long hg_t2 = hg_lane();
   long long ws = hg_t1;
   long long lane = hg_t2;
-#line 223 "kernels_lookback.go"
+#line 251 "kernels_lookback.go"
   T excl = {};
   long long last = hg_sub(b, 1LL);
   for (;;) {
@@ -1844,9 +1899,9 @@ template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_sli
     for (;;) {
       if (p >= 0LL) {
         if (packed) {
-          w = hg_atomic_load<0, 1>(hg_ptr(hg_at<Checked>(states, p, hg_f, 231, 6)));
+          w = hg_atomic_load<0, 1>(hg_ptr(hg_at<Checked>(states, p, hg_f, 259, 6)));
         } else {
-          w = hg_atomic_load<1, 1>(hg_ptr(hg_at<Checked>(states, p, hg_f, 233, 6)));
+          w = hg_atomic_load<1, 1>(hg_ptr(hg_at<Checked>(states, p, hg_f, 261, 6)));
         }
       }
       if (hg_ballot_sync((unsigned long long)(18446744073709551615ULL), (w >> 32LL) == 0ULL) == 0ULL) {
@@ -1859,18 +1914,18 @@ template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_sli
       v = lbValue<Checked, T>(w, kind, hg_f);
     } else if (p >= 0LL) {
       if ((status & 3ULL) == 2ULL) {
-        v = hg_ld<Checked>(incl, p, hg_f, 246, 6);
+        v = hg_ld<Checked>(incl, p, hg_f, 274, 6);
       } else {
-        v = hg_ld<Checked>(agg, p, hg_f, 248, 6);
+        v = hg_ld<Checked>(agg, p, hg_f, 276, 6);
       }
     }
-#line 252 "kernels_lookback.go"
+#line 280 "kernels_lookback.go"
     uint64_t pm = hg_ballot_sync((unsigned long long)(18446744073709551615ULL), (status == 2ULL) || ((status & 4ULL) != 0ULL));
-    if ((hg_shr<Checked>(pm, lane, hg_f, 253, 6) >> 1LL) != 0ULL) {
+    if ((hg_shr<Checked>(pm, lane, hg_f, 281, 6) >> 1LL) != 0ULL) {
       v = (T)0LL;
     }
-#line 258 "kernels_lookback.go"
-    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 258, 6)) {
+#line 286 "kernels_lookback.go"
+    for (long long d = 1LL; d < ws; d = hg_shl<Checked>(d, 1LL, hg_f, 286, 6)) {
       T y = hg_shfl_down_sync((unsigned long long)(18446744073709551615ULL), v, (long long)(d), (long long)(ws));
       if (hg_add(lane, d) < ws) {
         v = hg_add(v, y);
@@ -1885,22 +1940,22 @@ template <bool Checked, class T> HG_DEV T lookBack(hg_slice<const T> agg, hg_sli
   return excl;
 }
 
-#line 158 "kernels_lookback.go"
+#line 186 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<T, 32>* warps, hg_array<T, 32>* bcast, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 160 "kernels_lookback.go"
-  long long items = hg_div<Checked>(tile, bd, hg_f, 160, 6);
+#line 188 "kernels_lookback.go"
+  long long items = hg_div<Checked>(tile, bd, hg_f, 188, 6);
   T sum = {};
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 163, 6));
+    sum = hg_add(sum, hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 191, 6));
   }
   auto hg_m4 = blockScan<Checked, T>(sum, warps, hg_f);
   T pre = hg_m4.r0;
   T total = hg_m4.r1;
-#line 166 "kernels_lookback.go"
+#line 194 "kernels_lookback.go"
   if (tid < hg_warp_size()) {
     T excl = {};
     if (b == 0LL) {
@@ -1917,36 +1972,36 @@ template <bool Checked, class T> HG_DEV void scanLookBack(hg_slice<T> agg, hg_sl
       }
     }
     if (tid == 0LL) {
-      hg_at<Checked>((*bcast), 0LL, hg_f, 182, 6) = excl;
+      hg_at<Checked>((*bcast), 0LL, hg_f, 210, 6) = excl;
     }
   }
   hg_sync_threads();
   T run = hg_add((*bcast)[0LL], pre);
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 188, 6);
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 216, 6);
     if (exclusive) {
-      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 190, 6) = run;
+      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 218, 6) = run;
       run = hg_add(run, x);
     } else {
       run = hg_add(run, x);
-      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 194, 6) = run;
+      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 222, 6) = run;
     }
   }
   hg_sync_threads();
 }
 
-#line 97 "kernels_lookback.go"
+#line 112 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
   long long n = out.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 100 "kernels_lookback.go"
+#line 115 "kernels_lookback.go"
   if (vec && (hg_add(lo, tile) <= n)) {
     long long base = lo / 4LL;
     for (long long c = tid; c < (tile / 4LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 4>(out, hg_add(base, c), hg_ldv<Checked, 4>(sh, c, hg_f, 103, 6), hg_f, 103, 6);
+      hg_stv<Checked, 4>(out, hg_add(base, c), hg_ldv<Checked, 4>(sh, c, hg_f, 118, 6), hg_f, 118, 6);
     }
   } else {
     {
@@ -1958,16 +2013,17 @@ template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_sli
         #pragma unroll 4
         for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
           long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 107 "kernels_lookback.go"
+          HG_ASSUME(Checked, j >= hg_i6 && j < hg_b4);
+#line 122 "kernels_lookback.go"
           if (hg_add(lo, j) < n) {
-            hg_at<Checked>(out, hg_add(lo, j), hg_f, 108, 6) = hg_ld<Checked>(sh, j, hg_f, 108, 6);
+            hg_at<Checked>(out, hg_add(lo, j), hg_f, 123, 6) = hg_ld<Checked>(sh, j, hg_f, 123, 6);
           }
         }
       } else {
         for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 107 "kernels_lookback.go"
+#line 122 "kernels_lookback.go"
           if (hg_add(lo, j) < n) {
-            hg_at<Checked>(out, hg_add(lo, j), hg_f, 108, 6) = hg_ld<Checked>(sh, j, hg_f, 108, 6);
+            hg_at<Checked>(out, hg_add(lo, j), hg_f, 123, 6) = hg_ld<Checked>(sh, j, hg_f, 123, 6);
           }
         }
       }
@@ -1975,14 +2031,14 @@ template <bool Checked, class T> HG_DEV void lbStoreVec4(hg_slice<T> out, hg_sli
   }
 }
 
-#line 276 "kernels_lookback.go"
+#line 304 "kernels_lookback.go"
 template <bool Checked> HG_DEV void lbLoadHeads(hg_slice<const uint8_t> heads, hg_array<uint8_t, 2816>* shf, long long lo, long long tile, hg_fault* hg_f) {
   long long n = heads.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 279 "kernels_lookback.go"
+#line 307 "kernels_lookback.go"
   {
     long long hg_i5 = tid;
     long long hg_b3 = tile;
@@ -1992,21 +2048,22 @@ template <bool Checked> HG_DEV void lbLoadHeads(hg_slice<const uint8_t> heads, h
       #pragma unroll 4
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long j = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
-#line 280 "kernels_lookback.go"
+        HG_ASSUME(Checked, j >= hg_i5 && j < hg_b3);
+#line 308 "kernels_lookback.go"
         uint8_t h = {};
         if (hg_add(lo, j) < n) {
-          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 282, 6);
+          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 310, 6);
         }
-        hg_at<Checked>((*shf), j, hg_f, 284, 6) = h;
+        hg_at<Checked>((*shf), j, hg_f, 312, 6) = h;
       }
     } else {
       for (long long j = hg_i5; j < hg_b3; j = hg_add(j, hg_st4)) {
-#line 280 "kernels_lookback.go"
+#line 308 "kernels_lookback.go"
         uint8_t h = {};
         if (hg_add(lo, j) < n) {
-          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 282, 6);
+          h = hg_ld<Checked>(heads, hg_add(lo, j), hg_f, 310, 6);
         }
-        hg_at<Checked>((*shf), j, hg_f, 284, 6) = h;
+        hg_at<Checked>((*shf), j, hg_f, 312, 6) = h;
       }
     }
   }
@@ -2100,25 +2157,25 @@ template <bool Checked, class T> HG_DEV hg_tuple4<int32_t, T, int32_t, T> blockS
   return hg_tuple4<int32_t, T, int32_t, T>{ef, ev, hg_ld<Checked>((*warpsF), hg_sub(nw, 1LL), hg_f, 129, 9), hg_ld<Checked>((*warpsV), hg_sub(nw, 1LL), hg_f, 129, 9)};
 }
 
-#line 292 "kernels_lookback.go"
+#line 320 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg_slice<T> incl, hg_slice<uint64_t> states, bool exclusive, long long b, long long tile, bool packed, int32_t kind, hg_slice<T> sh, hg_array<uint8_t, 2816>* shf, hg_array<int32_t, 32>* warpsF, hg_array<T, 32>* warpsV, hg_array<T, 32>* bcast, hg_fault* hg_f) {
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 294 "kernels_lookback.go"
-  long long items = hg_div<Checked>(tile, bd, hg_f, 294, 6);
+#line 322 "kernels_lookback.go"
+  long long items = hg_div<Checked>(tile, bd, hg_f, 322, 6);
   int32_t f = {};
   T v = {};
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 298, 6);
-    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 299, 6) != (uint8_t)0) {
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 326, 6);
+    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 327, 6) != (uint8_t)0) {
       int32_t hg_t4 = 1;
       T hg_t5 = x;
       f = hg_t4;
       v = hg_t5;
     } else {
-#line 302 "kernels_lookback.go"
+#line 330 "kernels_lookback.go"
       v = hg_add(v, x);
     }
   }
@@ -2127,7 +2184,7 @@ template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg
   T pv = hg_m6.r1;
   int32_t tf = hg_m6.r2;
   T tv = hg_m6.r3;
-#line 306 "kernels_lookback.go"
+#line 334 "kernels_lookback.go"
   if (tid < hg_warp_size()) {
     T excl = {};
     if (b == 0LL) {
@@ -2152,7 +2209,7 @@ template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg
       }
     }
     if (tid == 0LL) {
-      hg_at<Checked>((*bcast), 0LL, hg_f, 330, 6) = excl;
+      hg_at<Checked>((*bcast), 0LL, hg_f, 358, 6) = excl;
     }
   }
   hg_sync_threads();
@@ -2161,16 +2218,16 @@ template <bool Checked, class T> HG_DEV void segScanLookBack(hg_slice<T> agg, hg
     run = hg_add((*bcast)[0LL], pv);
   }
   for (long long j = 0LL; j < items; j = hg_add(j, 1LL)) {
-    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 339, 6);
-    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 340, 6) != (uint8_t)0) {
+    T x = hg_ld<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 367, 6);
+    if (hg_ld<Checked>((*shf), hg_add(hg_mul(tid, items), j), hg_f, 368, 6) != (uint8_t)0) {
       run = (T)0LL;
     }
     if (exclusive) {
-      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 344, 6) = run;
+      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 372, 6) = run;
       run = hg_add(run, x);
     } else {
       run = hg_add(run, x);
-      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 348, 6) = run;
+      hg_at<Checked>(sh, hg_add(hg_mul(tid, items), j), hg_f, 376, 6) = run;
     }
   }
   hg_sync_threads();
@@ -2475,6 +2532,7 @@ template <bool Checked, class T> HG_DEV void segReduce(hg_slice<const T> in, hg_
         #pragma unroll 4
         for (unsigned long long hg_k11 = 0; hg_k11 < hg_n10; hg_k11++) {
           long long i = (long long)((unsigned long long)hg_i9 + hg_k11 * (unsigned long long)hg_st8);
+          HG_ASSUME(Checked, i >= hg_i9 && i < hg_b7);
 #line 30 "kernels_segment.go"
           acc = combine<Checked, T>(acc, hg_ld<Checked>(in, i, hg_f, 30, 9), op, hg_f);
         }
@@ -2538,6 +2596,7 @@ template <bool Checked, class T> HG_DEV void selectCount(hg_slice<const T> in, h
       #pragma unroll 4
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
+        HG_ASSUME(Checked, i >= hg_i5 && i < hg_b3);
 #line 51 "kernels_select.go"
         if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
           c = hg_add(c, 1LL);
@@ -2596,6 +2655,7 @@ template <bool Checked, class T> HG_DEV void selectScatter(hg_slice<const T> in,
         #pragma unroll 4
         for (unsigned long long hg_k9 = 0; hg_k9 < hg_n8; hg_k9++) {
           long long i = (long long)((unsigned long long)hg_i7 + hg_k9 * (unsigned long long)hg_st6);
+          HG_ASSUME(Checked, i >= hg_i7 && i < hg_b5);
 #line 77 "kernels_select.go"
           if (chosen<Checked, T>(in, flags, i, pred, a, hg_f)) {
             c = hg_add(c, 1LL);
@@ -2959,64 +3019,94 @@ template <bool Checked, class T> HG_DEV hg_tuple2<T, int64_t> argAccumulateVec2(
   return hg_tuple2<T, int64_t>{v, vi};
 }
 
-#line 115 "kernels_lookback.go"
+#line 130 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void lbLoadVec2(hg_slice<const T> in, hg_slice<T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
   long long n = in.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 118 "kernels_lookback.go"
+#line 133 "kernels_lookback.go"
   if (vec && (hg_add(lo, tile) <= n)) {
-    long long base = lo / 2LL;
-    for (long long c = tid; c < (tile / 2LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 2>(sh, c, hg_ldv<Checked, 2>(in, hg_add(base, c), hg_f, 121, 6), hg_f, 121, 6);
+    long long hg_t3 = lo / 2LL;
+    long long hg_t4 = tile / 2LL;
+    long long base = hg_t3;
+    long long nv = hg_t4;
+#line 135 "kernels_lookback.go"
+    long long c = tid;
+    for (; hg_add(c, hg_mul(3LL, bd)) < nv; c = hg_add(c, hg_mul(4LL, bd))) {
+      hg_array<T, 2> hg_t6 = hg_ldv<Checked, 2>(in, hg_add(base, c), hg_f, 137, 6);
+      hg_array<T, 2> hg_t7 = hg_ldv<Checked, 2>(in, hg_add(hg_add(base, c), bd), hg_f, 137, 6);
+      hg_array<T, 2> hg_t8 = hg_ldv<Checked, 2>(in, hg_add(hg_add(base, c), hg_mul(2LL, bd)), hg_f, 137, 6);
+      hg_array<T, 2> hg_t9 = hg_ldv<Checked, 2>(in, hg_add(hg_add(base, c), hg_mul(3LL, bd)), hg_f, 137, 6);
+      hg_array<T, 2> v0 = hg_t6;
+      hg_array<T, 2> v1 = hg_t7;
+      hg_array<T, 2> v2 = hg_t8;
+      hg_array<T, 2> v3 = hg_t9;
+#line 138 "kernels_lookback.go"
+      hg_stv<Checked, 2>(sh, c, v0, hg_f, 138, 6);
+      hg_stv<Checked, 2>(sh, hg_add(c, bd), v1, hg_f, 139, 6);
+      hg_stv<Checked, 2>(sh, hg_add(c, hg_mul(2LL, bd)), v2, hg_f, 140, 6);
+      hg_stv<Checked, 2>(sh, hg_add(c, hg_mul(3LL, bd)), v3, hg_f, 141, 6);
+    }
+    for (; hg_add(c, bd) < nv; c = hg_add(c, hg_mul(2LL, bd))) {
+      hg_array<T, 2> hg_t11 = hg_ldv<Checked, 2>(in, hg_add(base, c), hg_f, 144, 6);
+      hg_array<T, 2> hg_t12 = hg_ldv<Checked, 2>(in, hg_add(hg_add(base, c), bd), hg_f, 144, 6);
+      hg_array<T, 2> v0 = hg_t11;
+      hg_array<T, 2> v1 = hg_t12;
+#line 145 "kernels_lookback.go"
+      hg_stv<Checked, 2>(sh, c, v0, hg_f, 145, 6);
+      hg_stv<Checked, 2>(sh, hg_add(c, bd), v1, hg_f, 146, 6);
+    }
+    if (c < nv) {
+      hg_stv<Checked, 2>(sh, c, hg_ldv<Checked, 2>(in, hg_add(base, c), hg_f, 149, 6), hg_f, 149, 6);
     }
   } else {
     {
-      long long hg_i6 = tid;
-      long long hg_b4 = tile;
-      long long hg_st5 = bd;
-      if (hg_st5 > 0LL && hg_b4 <= 0x7fffffffffffffffLL - hg_st5 + 1LL) {
-        unsigned long long hg_n7 = hg_i6 < hg_b4 ? ((unsigned long long)hg_b4 - (unsigned long long)hg_i6 - 1ULL) / (unsigned long long)hg_st5 + 1ULL : 0ULL;
+      long long hg_i15 = tid;
+      long long hg_b13 = tile;
+      long long hg_st14 = bd;
+      if (hg_st14 > 0LL && hg_b13 <= 0x7fffffffffffffffLL - hg_st14 + 1LL) {
+        unsigned long long hg_n16 = hg_i15 < hg_b13 ? ((unsigned long long)hg_b13 - (unsigned long long)hg_i15 - 1ULL) / (unsigned long long)hg_st14 + 1ULL : 0ULL;
         #pragma unroll 4
-        for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
-          long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 125 "kernels_lookback.go"
+        for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
+          long long j = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
+          HG_ASSUME(Checked, j >= hg_i15 && j < hg_b13);
+#line 153 "kernels_lookback.go"
           T x = {};
           if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 127, 6);
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 155, 6);
           }
-          hg_at<Checked>(sh, j, hg_f, 129, 6) = x;
+          hg_at<Checked>(sh, j, hg_f, 157, 6) = x;
         }
       } else {
-        for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 125 "kernels_lookback.go"
+        for (long long j = hg_i15; j < hg_b13; j = hg_add(j, hg_st14)) {
+#line 153 "kernels_lookback.go"
           T x = {};
           if (hg_add(lo, j) < n) {
-            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 127, 6);
+            x = hg_ld<Checked>(in, hg_add(lo, j), hg_f, 155, 6);
           }
-          hg_at<Checked>(sh, j, hg_f, 129, 6) = x;
+          hg_at<Checked>(sh, j, hg_f, 157, 6) = x;
         }
       }
     }
   }
-#line 132 "kernels_lookback.go"
+#line 160 "kernels_lookback.go"
   hg_sync_threads();
 }
 
-#line 136 "kernels_lookback.go"
+#line 164 "kernels_lookback.go"
 template <bool Checked, class T> HG_DEV void lbStoreVec2(hg_slice<T> out, hg_slice<const T> sh, long long lo, long long tile, bool vec, hg_fault* hg_f) {
   long long n = out.n;
   long long hg_t1 = (long long)hg_bdim_x();
   long long hg_t2 = (long long)hg_tid_x();
   long long bd = hg_t1;
   long long tid = hg_t2;
-#line 139 "kernels_lookback.go"
+#line 167 "kernels_lookback.go"
   if (vec && (hg_add(lo, tile) <= n)) {
     long long base = lo / 2LL;
     for (long long c = tid; c < (tile / 2LL); c = hg_add(c, bd)) {
-      hg_stv<Checked, 2>(out, hg_add(base, c), hg_ldv<Checked, 2>(sh, c, hg_f, 142, 6), hg_f, 142, 6);
+      hg_stv<Checked, 2>(out, hg_add(base, c), hg_ldv<Checked, 2>(sh, c, hg_f, 170, 6), hg_f, 170, 6);
     }
   } else {
     {
@@ -3028,16 +3118,17 @@ template <bool Checked, class T> HG_DEV void lbStoreVec2(hg_slice<T> out, hg_sli
         #pragma unroll 4
         for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
           long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
-#line 146 "kernels_lookback.go"
+          HG_ASSUME(Checked, j >= hg_i6 && j < hg_b4);
+#line 174 "kernels_lookback.go"
           if (hg_add(lo, j) < n) {
-            hg_at<Checked>(out, hg_add(lo, j), hg_f, 147, 6) = hg_ld<Checked>(sh, j, hg_f, 147, 6);
+            hg_at<Checked>(out, hg_add(lo, j), hg_f, 175, 6) = hg_ld<Checked>(sh, j, hg_f, 175, 6);
           }
         }
       } else {
         for (long long j = hg_i6; j < hg_b4; j = hg_add(j, hg_st5)) {
-#line 146 "kernels_lookback.go"
+#line 174 "kernels_lookback.go"
           if (hg_add(lo, j) < n) {
-            hg_at<Checked>(out, hg_add(lo, j), hg_f, 147, 6) = hg_ld<Checked>(sh, j, hg_f, 147, 6);
+            hg_at<Checked>(out, hg_add(lo, j), hg_f, 175, 6) = hg_ld<Checked>(sh, j, hg_f, 175, 6);
           }
         }
       }
@@ -3203,6 +3294,7 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
       #pragma unroll 4
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
+        HG_ASSUME(Checked, i >= hg_i5 && i < hg_b3);
 #line 18 "kernels_hist.go"
         hg_at<Checked>(local, i, hg_f, 18, 5) = 0U;
       }
@@ -3240,6 +3332,7 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
         #pragma unroll 4
         for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
           long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
+          HG_ASSUME(Checked, i >= hg_i15 && i < hg_b13);
 #line 32 "kernels_hist.go"
           long long b = -1LL;
           if (isFloat) {
@@ -3328,6 +3421,7 @@ template <bool Checked, class T> HG_DEV void histogramEven(hg_slice<const T> sam
       #pragma unroll 4
       for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
         long long i = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
+        HG_ASSUME(Checked, i >= hg_i24 && i < hg_b22);
 #line 54 "kernels_hist.go"
         {
 #line 54 "kernels_hist.go"
@@ -3418,6 +3512,7 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
       #pragma unroll 4
       for (unsigned long long hg_k9 = 0; hg_k9 < hg_n8; hg_k9++) {
         long long d = (long long)((unsigned long long)hg_i7 + hg_k9 * (unsigned long long)hg_st6);
+        HG_ASSUME(Checked, d >= hg_i7 && d < hg_b5);
 #line 312 "kernels.go"
         hg_at<Checked>((*bins), d, hg_f, 312, 3) = 0U;
       }
@@ -3450,6 +3545,7 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
         #pragma unroll 4
         for (unsigned long long hg_k18 = 0; hg_k18 < hg_n17; hg_k18++) {
           long long i = (long long)((unsigned long long)hg_i16 + hg_k18 * (unsigned long long)hg_st15);
+          HG_ASSUME(Checked, i >= hg_i16 && i < hg_b14);
 #line 323 "kernels.go"
           hg_atomic_add(hg_ptr(hg_at<Checked>((*bins), hg_shr<Checked>(ordered<Checked, K>(hg_ld<Checked>(keys, i, hg_f, 323, 3), kind, width, desc, hg_f), shift, hg_f, 323, 3) & mask, hg_f, 323, 3)), 1U);
         }
@@ -3472,6 +3568,7 @@ template <bool Checked, class K> HG_DEV void sortCount(hg_slice<const K> keys, h
       #pragma unroll 4
       for (unsigned long long hg_k25 = 0; hg_k25 < hg_n24; hg_k25++) {
         long long d = (long long)((unsigned long long)hg_i23 + hg_k25 * (unsigned long long)hg_st22);
+        HG_ASSUME(Checked, d >= hg_i23 && d < hg_b21);
 #line 328 "kernels.go"
         hg_at<Checked>(counts, hg_add(hg_mul(d, nb), b), hg_f, 328, 3) = hg_ld<Checked>((*bins), d, hg_f, 328, 3);
       }
@@ -3536,6 +3633,7 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
       #pragma unroll 4
       for (unsigned long long hg_k15 = 0; hg_k15 < hg_n14; hg_k15++) {
         long long d = (long long)((unsigned long long)hg_i13 + hg_k15 * (unsigned long long)hg_st12);
+        HG_ASSUME(Checked, d >= hg_i13 && d < hg_b11);
 #line 365 "kernels.go"
         hg_at<Checked>((*run), d, hg_f, 365, 3) = hg_ld<Checked>(offs, hg_add(hg_mul(d, nb), b), hg_f, 365, 3);
         for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
@@ -3588,6 +3686,7 @@ template <bool Checked, class K, class V> HG_DEV void sortScatter(hg_slice<const
         #pragma unroll 4
         for (unsigned long long hg_k26 = 0; hg_k26 < hg_n25; hg_k26++) {
           long long dd = (long long)((unsigned long long)hg_i24 + hg_k26 * (unsigned long long)hg_st23);
+          HG_ASSUME(Checked, dd >= hg_i24 && dd < hg_b22);
 #line 397 "kernels.go"
           uint32_t r = hg_ld<Checked>((*run), dd, hg_f, 397, 3);
           for (long long x = 0LL; x < nw; x = hg_add(x, 1LL)) {
@@ -3648,6 +3747,7 @@ template <bool Checked, class K> HG_DEV void keyHeads(hg_slice<const K> keys, hg
       #pragma unroll 4
       for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
         long long i = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+        HG_ASSUME(Checked, i >= hg_i6 && i < hg_b4);
 #line 72 "kernels_segment.go"
         uint8_t f = {};
         if ((i == 0LL) || (hg_ld<Checked>(keys, i, hg_f, 73, 9) != hg_ld<Checked>(keys, hg_sub(i, 1LL), hg_f, 73, 9))) {
@@ -3732,6 +3832,7 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
         #pragma unroll 4
         for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
           long long r = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+          HG_ASSUME(Checked, r >= hg_i6 && r < hg_b4);
 #line 92 "kernels_merge.go"
           long long re = hg_min(hg_add(r, 32LL), hg_add(lo, m));
           for (long long x = r; x < re; x = hg_add(x, 1LL)) {
@@ -3784,6 +3885,7 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
       #pragma unroll 4
       for (unsigned long long hg_k19 = 0; hg_k19 < hg_n18; hg_k19++) {
         long long x = (long long)((unsigned long long)hg_i17 + hg_k19 * (unsigned long long)hg_st16);
+        HG_ASSUME(Checked, x >= hg_i17 && x < hg_b15);
 #line 112 "kernels_merge.go"
         hg_at<Checked>(sk, x, hg_f, 112, 7) = hg_ld<Checked>(in, hg_add(lo, x), hg_f, 112, 7);
         hg_at<Checked>((*si), x, hg_f, 113, 7) = (uint32_t)(x);
@@ -3810,6 +3912,7 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
         #pragma unroll 4
         for (unsigned long long hg_k27 = 0; hg_k27 < hg_n26; hg_k27++) {
           long long x = (long long)((unsigned long long)hg_i25 + hg_k27 * (unsigned long long)hg_st24);
+          HG_ASSUME(Checked, x >= hg_i25 && x < hg_b23);
 #line 120 "kernels_merge.go"
           long long r0 = hg_mul(hg_div<Checked>(x, hg_mul(2LL, w), hg_f, 120, 7), hg_mul(2LL, w));
           long long hg_t29 = hg_min(hg_add(r0, w), m);
@@ -3861,6 +3964,7 @@ template <bool Checked, class K> HG_DEV void mergeSortBlock(hg_slice<const K> in
       #pragma unroll 4
       for (unsigned long long hg_k38 = 0; hg_k38 < hg_n37; hg_k38++) {
         long long x = (long long)((unsigned long long)hg_i36 + hg_k38 * (unsigned long long)hg_st35);
+        HG_ASSUME(Checked, x >= hg_i36 && x < hg_b34);
 #line 136 "kernels_merge.go"
         hg_at<Checked>(out, hg_add(lo, x), hg_f, 136, 7) = hg_ld<Checked>(sk, hg_add(src, x), hg_f, 136, 7);
         if (pairs) {
@@ -3979,6 +4083,7 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
       #pragma unroll 4
       for (unsigned long long hg_k16 = 0; hg_k16 < hg_n15; hg_k16++) {
         long long x = (long long)((unsigned long long)hg_i14 + hg_k16 * (unsigned long long)hg_st13);
+        HG_ASSUME(Checked, x >= hg_i14 && x < hg_b12);
 #line 202 "kernels_merge.go"
         long long g = hg_sub(hg_add(hg_add(bs, j0), x), la);
         if (x < la) {
@@ -4039,6 +4144,7 @@ template <bool Checked, class K> HG_DEV void mergePass(hg_slice<const K> src, hg
       #pragma unroll 4
       for (unsigned long long hg_k24 = 0; hg_k24 < hg_n23; hg_k24++) {
         long long x = (long long)((unsigned long long)hg_i22 + hg_k24 * (unsigned long long)hg_st21);
+        HG_ASSUME(Checked, x >= hg_i22 && x < hg_b20);
 #line 232 "kernels_merge.go"
         hg_at<Checked>(dst, hg_add(o0, x), hg_f, 232, 7) = hg_ld<Checked>(sk, hg_add(tile, x), hg_f, 232, 7);
         if (pairs) {
@@ -4076,6 +4182,7 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
       #pragma unroll 4
       for (unsigned long long hg_k6 = 0; hg_k6 < hg_n5; hg_k6++) {
         long long i = (long long)((unsigned long long)hg_i4 + hg_k6 * (unsigned long long)hg_st3);
+        HG_ASSUME(Checked, i >= hg_i4 && i < hg_b2);
 #line 252 "kernels_merge.go"
         hg_at<Checked>(out, i, hg_f, 252, 7) = hg_ld<Checked>(in, hg_ld<Checked>(idx, i, hg_f, 252, 7), hg_f, 252, 7);
       }
@@ -4086,6 +4193,55 @@ template <bool Checked, class V> HG_DEV void gather(hg_slice<const V> in, hg_sli
       }
     }
   }
+}
+
+#line 205 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV hg_tuple2<hg_array<T, 32>, hg_array<uint8_t, 32>> selLoad(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, int32_t pred, long long j, long long at, long long bd, long long n, long long items, hg_fault* hg_f) {
+  {
+#line 206 "kernels_select_sweep.go"
+    long long i = hg_add(at, hg_mul(j, bd));
+#line 206 "kernels_select_sweep.go"
+    if ((j < items) && (i < n)) {
+      hg_at<Checked>(xs, j, hg_f, 207, 11) = hg_ld<Checked>(in, i, hg_f, 207, 11);
+      if (pred == 0) {
+        hg_at<Checked>(fs, j, hg_f, 209, 11) = hg_ld<Checked>(flags, i, hg_f, 209, 11);
+      }
+    }
+  }
+#line 212 "kernels_select_sweep.go"
+  return hg_tuple2<hg_array<T, 32>, hg_array<uint8_t, 32>>{xs, fs};
+}
+
+#line 197 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV hg_tuple2<hg_array<T, 32>, hg_array<uint8_t, 32>> selLoad4(hg_slice<const T> in, hg_slice<const uint8_t> flags, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, int32_t pred, long long j, long long at, long long bd, long long n, long long items, hg_fault* hg_f) {
+  auto hg_m1 = selLoad<Checked, T>(in, flags, xs, fs, pred, j, at, bd, n, items, hg_f);
+  xs = hg_m1.r0;
+  fs = hg_m1.r1;
+#line 199 "kernels_select_sweep.go"
+  auto hg_m2 = selLoad<Checked, T>(in, flags, xs, fs, pred, hg_add(j, 1LL), at, bd, n, items, hg_f);
+  xs = hg_m2.r0;
+  fs = hg_m2.r1;
+#line 200 "kernels_select_sweep.go"
+  auto hg_m3 = selLoad<Checked, T>(in, flags, xs, fs, pred, hg_add(j, 2LL), at, bd, n, items, hg_f);
+  xs = hg_m3.r0;
+  fs = hg_m3.r1;
+#line 201 "kernels_select_sweep.go"
+  auto hg_m4 = selLoad<Checked, T>(in, flags, xs, fs, pred, hg_add(j, 3LL), at, bd, n, items, hg_f);
+  xs = hg_m4.r0;
+  fs = hg_m4.r1;
+#line 202 "kernels_select_sweep.go"
+  return hg_tuple2<hg_array<T, 32>, hg_array<uint8_t, 32>>{xs, fs};
+}
+
+#line 216 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV void selLast4(hg_array<T, 32> xs, hg_array<T, 256>* lastOf, long long j, long long w, long long nw, long long items, hg_fault* hg_f) {
+  if (j >= items) {
+    return;
+  }
+  hg_at<Checked>((*lastOf), hg_add(hg_mul(j, nw), w), hg_f, 220, 11) = hg_ld<Checked>(xs, j, hg_f, 220, 11);
+  hg_at<Checked>((*lastOf), hg_add(hg_mul(hg_add(j, 1LL), nw), w), hg_f, 221, 11) = hg_ld<Checked>(xs, hg_add(j, 1LL), hg_f, 221, 11);
+  hg_at<Checked>((*lastOf), hg_add(hg_mul(hg_add(j, 2LL), nw), w), hg_f, 222, 11) = hg_ld<Checked>(xs, hg_add(j, 2LL), hg_f, 222, 11);
+  hg_at<Checked>((*lastOf), hg_add(hg_mul(hg_add(j, 3LL), nw), w), hg_f, 223, 11) = hg_ld<Checked>(xs, hg_add(j, 3LL), hg_f, 223, 11);
 }
 
 #line 30 "kernels_select_sweep.go"
@@ -4113,34 +4269,100 @@ template <bool Checked, class T> HG_DEV bool pick(T x, T prev, bool f, long long
   return x != a;
 }
 
-#line 213 "kernels_select_sweep.go"
+#line 236 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV uint32_t selRank(hg_slice<const T> in, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, uint32_t sel, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, int32_t pred, T a, long long j, long long at, long long bd, long long n, long long items, long long w, long long nw, hg_fault* hg_f) {
+  if (j < items) {
+    long long lane = hg_lane();
+    long long i = hg_add(at, hg_mul(j, bd));
+    T prev = {};
+    if (pred == 1) {
+      prev = hg_shfl_up(hg_ld<Checked>(xs, j, hg_f, 242, 11), (long long)(1LL));
+      if ((lane == 0LL) && (i < n)) {
+        if ((w > 0LL) || (j > 0LL)) {
+          prev = hg_ld<Checked>((*lastOf), hg_sub(hg_add(hg_mul(j, nw), w), 1LL), hg_f, 245, 11);
+        } else if (i > 0LL) {
+          prev = hg_ld<Checked>(in, hg_sub(i, 1LL), hg_f, 247, 11);
+        }
+      }
+    }
+    bool on = (i < n) && pick<Checked, T>(hg_ld<Checked>(xs, j, hg_f, 251, 11), prev, hg_ld<Checked>(fs, j, hg_f, 251, 11) != (uint8_t)0, i, pred, a, hg_f);
+    uint64_t m = hg_ballot(on);
+    if (on) {
+      sel |= hg_shl<Checked>(1U, j, hg_f, 254, 11);
+    }
+    if (lane == 0LL) {
+      hg_at<Checked>((*wc), hg_add(hg_mul(j, nw), w), hg_f, 257, 11) = (int32_t)(popc<Checked>(m, hg_f));
+    }
+  }
+  return sel;
+}
+
+#line 228 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV uint32_t selRank4(hg_slice<const T> in, hg_array<T, 32> xs, hg_array<uint8_t, 32> fs, uint32_t sel, hg_array<T, 256>* lastOf, hg_array<int32_t, 256>* wc, int32_t pred, T a, long long j, long long at, long long bd, long long n, long long items, long long w, long long nw, hg_fault* hg_f) {
+  sel = selRank<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, j, at, bd, n, items, w, nw, hg_f);
+  sel = selRank<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, hg_add(j, 1LL), at, bd, n, items, w, nw, hg_f);
+  sel = selRank<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, hg_add(j, 2LL), at, bd, n, items, w, nw, hg_f);
+  sel = selRank<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, hg_add(j, 3LL), at, bd, n, items, w, nw, hg_f);
+  return sel;
+}
+
+#line 294 "kernels_select_sweep.go"
 template <bool Checked> HG_DEV void selPublish(hg_slice<uint64_t> states, hg_slice<int64_t> heads, long long b, long long tiles, int64_t c, int64_t last, bool rle, hg_fault* hg_f) {
   if (rle) {
-    hg_at<Checked>(heads, b, hg_f, 215, 11) = last;
+    hg_at<Checked>(heads, b, hg_f, 296, 11) = last;
   }
   if (b == 0LL) {
     if (rle) {
-      hg_at<Checked>(heads, tiles, hg_f, 219, 11) = last;
+      hg_at<Checked>(heads, tiles, hg_f, 300, 11) = last;
     }
-    hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, 0LL, hg_f, 221, 11)), 9223372036854775808ULL | (uint64_t)(c));
+    hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, 0LL, hg_f, 302, 11)), 9223372036854775808ULL | (uint64_t)(c));
     return;
   }
-  hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, b, hg_f, 224, 11)), 4611686018427387904ULL | (uint64_t)(c));
+  hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, b, hg_f, 305, 11)), 4611686018427387904ULL | (uint64_t)(c));
 }
 
-#line 286 "kernels_select_sweep.go"
+#line 272 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV void selStage(hg_array<T, 32> xs, uint32_t sel, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<int32_t, 256>* wc, int32_t total, bool partition, bool rle, long long j, long long at, long long bd, long long tid, long long n, long long items, long long w, long long nw, hg_fault* hg_f) {
+  if (j < items) {
+#line 275 "kernels_select_sweep.go"
+    bool on = (hg_shr<Checked>(sel, j, hg_f, 275, 11) & 1U) != 0U;
+    uint64_t lt = hg_shl<Checked>(1ULL, hg_lane(), hg_f, 276, 11) - 1ULL;
+    int32_t r = hg_add(hg_ld<Checked>((*wc), hg_add(hg_mul(j, nw), w), hg_f, 277, 11), (int32_t)(popc<Checked>(hg_ballot(on) & lt, hg_f)));
+    if (hg_add(at, hg_mul(j, bd)) < n) {
+      if (on) {
+        if (rle) {
+          hg_at<Checked>(shI, r, hg_f, 281, 11) = (int32_t)(hg_add(hg_mul(j, bd), tid));
+        } else {
+          hg_at<Checked>(sh, r, hg_f, 283, 11) = hg_ld<Checked>(xs, j, hg_f, 283, 11);
+        }
+      } else if (partition) {
+        hg_at<Checked>(sh, hg_sub(hg_add(total, (int32_t)(hg_add(hg_mul(j, bd), tid))), r), hg_f, 286, 11) = hg_ld<Checked>(xs, j, hg_f, 286, 11);
+      }
+    }
+  }
+}
+
+#line 265 "kernels_select_sweep.go"
+template <bool Checked, class T> HG_DEV void selStage4(hg_array<T, 32> xs, uint32_t sel, hg_slice<T> sh, hg_slice<int32_t> shI, hg_array<int32_t, 256>* wc, int32_t total, bool partition, bool rle, long long j, long long at, long long bd, long long tid, long long n, long long items, long long w, long long nw, hg_fault* hg_f) {
+  selStage<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, j, at, bd, tid, n, items, w, nw, hg_f);
+  selStage<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, hg_add(j, 1LL), at, bd, tid, n, items, w, nw, hg_f);
+  selStage<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, hg_add(j, 2LL), at, bd, tid, n, items, w, nw, hg_f);
+  selStage<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, hg_add(j, 3LL), at, bd, tid, n, items, w, nw, hg_f);
+}
+
+#line 367 "kernels_select_sweep.go"
 template <bool Checked> HG_DEV long long ctz(uint64_t x, hg_fault* hg_f) {
-#line 286 "kernels_select_sweep.go"
+#line 367 "kernels_select_sweep.go"
   return popc<Checked>((x & (-x)) - 1ULL, hg_f);
 }
 
-#line 235 "kernels_select_sweep.go"
+#line 316 "kernels_select_sweep.go"
 template <bool Checked> HG_DEV hg_tuple2<int64_t, int64_t> selLookBack(hg_slice<uint64_t> states, hg_slice<const int64_t> heads, long long b, long long tiles, bool rle, hg_fault* hg_f) {
   long long hg_t1 = hg_warp_size();
   long long hg_t2 = hg_lane();
   long long ws = hg_t1;
   long long lane = hg_t2;
-#line 237 "kernels_select_sweep.go"
+#line 318 "kernels_select_sweep.go"
   int64_t excl = {};
   int64_t last = -1LL;
   long long j = hg_sub(hg_sub(b, 1LL), lane);
@@ -4148,7 +4370,7 @@ template <bool Checked> HG_DEV hg_tuple2<int64_t, int64_t> selLookBack(hg_slice<
   while (!done) {
     uint64_t s = 9223372036854775808ULL;
     if (j >= 0LL) {
-      s = hg_atomic_load<1, 1>(hg_ptr(hg_at<Checked>(states, j, hg_f, 244, 11)));
+      s = hg_atomic_load<1, 1>(hg_ptr(hg_at<Checked>(states, j, hg_f, 325, 11)));
     }
     if (!hg_any(s == 0ULL)) {
       uint64_t pm = hg_ballot((s & 9223372036854775808ULL) != 0ULL);
@@ -4161,9 +4383,9 @@ template <bool Checked> HG_DEV hg_tuple2<int64_t, int64_t> selLookBack(hg_slice<
       if (lane <= k) {
         c = (int64_t)(s & 4611686018427387903ULL);
         if (rle && (j >= 0LL)) {
-          h = hg_ld<Checked>(heads, j, hg_f, 257, 11);
+          h = hg_ld<Checked>(heads, j, hg_f, 338, 11);
           if (lane == k) {
-            h = hg_ld<Checked>(heads, hg_add(tiles, j), hg_f, 259, 11);
+            h = hg_ld<Checked>(heads, hg_add(tiles, j), hg_f, 340, 11);
           }
         }
       }
@@ -4204,202 +4426,186 @@ template <bool Checked, class T> HG_DEV void selectSweep(hg_slice<const T> in, h
   hg_sync_threads();
   long long b = (long long)((*bcast)[0LL]);
   long long lo = hg_mul(hg_mul(b, bd), items);
-#line 81 "kernels_select_sweep.go"
+#line 85 "kernels_select_sweep.go"
   hg_array<T, 32> xs = {};
-  uint32_t fs = {};
-  #pragma unroll
-  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
-#line 84 "kernels_select_sweep.go"
-    {
-#line 84 "kernels_select_sweep.go"
-      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-#line 84 "kernels_select_sweep.go"
-      if ((j < items) && (i < n)) {
-        hg_at<Checked>(xs, j, hg_f, 85, 11) = hg_ld<Checked>(in, i, hg_f, 85, 11);
-        if ((pred == 0) && (hg_ld<Checked>(flags, i, hg_f, 86, 11) != (uint8_t)0)) {
-          fs |= hg_shl<Checked>(1U, j, hg_f, 87, 11);
-        }
-      }
-    }
-  }
+  hg_array<uint8_t, 32> fs = {};
+  long long at = hg_add(lo, tid);
+  auto hg_m7 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 0LL, at, bd, n, items, hg_f);
+  xs = hg_m7.r0;
+  fs = hg_m7.r1;
+#line 89 "kernels_select_sweep.go"
+  auto hg_m8 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 4LL, at, bd, n, items, hg_f);
+  xs = hg_m8.r0;
+  fs = hg_m8.r1;
+#line 90 "kernels_select_sweep.go"
+  auto hg_m9 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 8LL, at, bd, n, items, hg_f);
+  xs = hg_m9.r0;
+  fs = hg_m9.r1;
 #line 91 "kernels_select_sweep.go"
-  if (pred == 1) {
-    #pragma unroll
-    for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
+  auto hg_m10 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 12LL, at, bd, n, items, hg_f);
+  xs = hg_m10.r0;
+  fs = hg_m10.r1;
+#line 92 "kernels_select_sweep.go"
+  auto hg_m11 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 16LL, at, bd, n, items, hg_f);
+  xs = hg_m11.r0;
+  fs = hg_m11.r1;
 #line 93 "kernels_select_sweep.go"
-      if ((j < items) && (lane == hg_sub(ws, 1LL))) {
-        hg_at<Checked>((*lastOf), hg_add(hg_mul(j, nw), w), hg_f, 94, 11) = hg_ld<Checked>(xs, j, hg_f, 94, 11);
-      }
+  auto hg_m12 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 20LL, at, bd, n, items, hg_f);
+  xs = hg_m12.r0;
+  fs = hg_m12.r1;
+#line 94 "kernels_select_sweep.go"
+  auto hg_m13 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 24LL, at, bd, n, items, hg_f);
+  xs = hg_m13.r0;
+  fs = hg_m13.r1;
+#line 95 "kernels_select_sweep.go"
+  auto hg_m14 = selLoad4<Checked, T>(in, flags, xs, fs, pred, 28LL, at, bd, n, items, hg_f);
+  xs = hg_m14.r0;
+  fs = hg_m14.r1;
+#line 96 "kernels_select_sweep.go"
+  if (pred == 1) {
+    if (lane == hg_sub(ws, 1LL)) {
+      selLast4<Checked, T>(xs, lastOf, 0LL, w, nw, items, hg_f);
+      selLast4<Checked, T>(xs, lastOf, 4LL, w, nw, items, hg_f);
+      selLast4<Checked, T>(xs, lastOf, 8LL, w, nw, items, hg_f);
+      selLast4<Checked, T>(xs, lastOf, 12LL, w, nw, items, hg_f);
+      selLast4<Checked, T>(xs, lastOf, 16LL, w, nw, items, hg_f);
+      selLast4<Checked, T>(xs, lastOf, 20LL, w, nw, items, hg_f);
+      selLast4<Checked, T>(xs, lastOf, 24LL, w, nw, items, hg_f);
+      selLast4<Checked, T>(xs, lastOf, 28LL, w, nw, items, hg_f);
     }
     hg_sync_threads();
   }
-  uint64_t lt = hg_shl<Checked>(1ULL, lane, hg_f, 99, 11) - 1ULL;
   uint32_t sel = {};
-  #pragma unroll
-  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
-#line 102 "kernels_select_sweep.go"
-    if (j < items) {
-      long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-      T prev = {};
-      if (pred == 1) {
-        prev = hg_shfl_up(hg_ld<Checked>(xs, j, hg_f, 106, 11), (long long)(1LL));
-        if ((lane == 0LL) && (i < n)) {
-          if ((w > 0LL) || (j > 0LL)) {
-            prev = hg_ld<Checked>((*lastOf), hg_sub(hg_add(hg_mul(j, nw), w), 1LL), hg_f, 109, 11);
-          } else if (i > 0LL) {
-            prev = hg_ld<Checked>(in, hg_sub(i, 1LL), hg_f, 111, 11);
-          }
-        }
-      }
-      bool on = (i < n) && pick<Checked, T>(hg_ld<Checked>(xs, j, hg_f, 115, 11), prev, (hg_shr<Checked>(fs, j, hg_f, 115, 11) & 1U) != 0U, i, pred, a, hg_f);
-      uint64_t m = hg_ballot(on);
-      if (on) {
-        sel |= hg_shl<Checked>(1U, j, hg_f, 118, 11);
-      }
-      if (lane == 0LL) {
-        hg_at<Checked>((*wc), hg_add(hg_mul(j, nw), w), hg_f, 121, 11) = (int32_t)(popc<Checked>(m, hg_f));
-      }
-    }
-  }
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 0LL, at, bd, n, items, w, nw, hg_f);
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 4LL, at, bd, n, items, w, nw, hg_f);
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 8LL, at, bd, n, items, w, nw, hg_f);
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 12LL, at, bd, n, items, w, nw, hg_f);
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 16LL, at, bd, n, items, w, nw, hg_f);
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 20LL, at, bd, n, items, w, nw, hg_f);
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 24LL, at, bd, n, items, w, nw, hg_f);
+  sel = selRank4<Checked, T>(in, xs, fs, sel, lastOf, wc, pred, a, 28LL, at, bd, n, items, w, nw, hg_f);
   hg_sync_threads();
-#line 129 "kernels_select_sweep.go"
+#line 122 "kernels_select_sweep.go"
   int32_t c = {};
   if (tid < hg_mul(items, nw)) {
-    c = hg_ld<Checked>((*wc), tid, hg_f, 131, 11);
+    c = hg_ld<Checked>((*wc), tid, hg_f, 124, 11);
   }
-  auto hg_m10 = blockScan<Checked, int32_t>(c, warps, hg_f);
-  int32_t pre = hg_m10.r0;
-  int32_t total = hg_m10.r1;
-#line 134 "kernels_select_sweep.go"
+  auto hg_m15 = blockScan<Checked, int32_t>(c, warps, hg_f);
+  int32_t pre = hg_m15.r0;
+  int32_t total = hg_m15.r1;
+#line 127 "kernels_select_sweep.go"
   if (tid < hg_mul(items, nw)) {
-    hg_at<Checked>((*wc), tid, hg_f, 135, 11) = pre;
+    hg_at<Checked>((*wc), tid, hg_f, 128, 11) = pre;
   }
   if ((!rle) && (tid == 0LL)) {
     selPublish<Checked>(states, heads, b, tiles, (int64_t)(total), -1LL, rle, hg_f);
   }
   hg_sync_threads();
-  #pragma unroll
-  for (long long j = 0LL; j < 32LL; j = hg_add(j, 1LL)) {
-#line 142 "kernels_select_sweep.go"
-    if (j < items) {
-#line 144 "kernels_select_sweep.go"
-      bool on = (hg_shr<Checked>(sel, j, hg_f, 144, 11) & 1U) != 0U;
-      int32_t r = hg_add(hg_ld<Checked>((*wc), hg_add(hg_mul(j, nw), w), hg_f, 145, 11), (int32_t)(popc<Checked>(hg_ballot(on) & lt, hg_f)));
-      {
-#line 146 "kernels_select_sweep.go"
-        long long i = hg_add(hg_add(lo, hg_mul(j, bd)), tid);
-#line 146 "kernels_select_sweep.go"
-        if (i < n) {
-          if (on) {
-            if (rle) {
-              hg_at<Checked>(shI, r, hg_f, 149, 11) = (int32_t)(hg_add(hg_mul(j, bd), tid));
-            } else {
-              hg_at<Checked>(sh, r, hg_f, 151, 11) = hg_ld<Checked>(xs, j, hg_f, 151, 11);
-            }
-          } else if (partition) {
-            hg_at<Checked>(sh, hg_sub(hg_add(total, (int32_t)(hg_add(hg_mul(j, bd), tid))), r), hg_f, 154, 11) = hg_ld<Checked>(xs, j, hg_f, 154, 11);
-          }
-        }
-      }
-    }
-  }
-#line 159 "kernels_select_sweep.go"
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 0LL, at, bd, tid, n, items, w, nw, hg_f);
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 4LL, at, bd, tid, n, items, w, nw, hg_f);
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 8LL, at, bd, tid, n, items, w, nw, hg_f);
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 12LL, at, bd, tid, n, items, w, nw, hg_f);
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 16LL, at, bd, tid, n, items, w, nw, hg_f);
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 20LL, at, bd, tid, n, items, w, nw, hg_f);
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 24LL, at, bd, tid, n, items, w, nw, hg_f);
+  selStage4<Checked, T>(xs, sel, sh, shI, wc, total, partition, rle, 28LL, at, bd, tid, n, items, w, nw, hg_f);
   hg_sync_threads();
   int64_t last = -1LL;
   if (rle && (total > 0)) {
-    last = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(total, 1), hg_f, 162, 11)));
+    last = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(total, 1), hg_f, 145, 11)));
   }
   if (rle && (tid == 0LL)) {
     selPublish<Checked>(states, heads, b, tiles, (int64_t)(total), last, rle, hg_f);
   }
-#line 168 "kernels_select_sweep.go"
+#line 151 "kernels_select_sweep.go"
   if (w == 0LL) {
-    auto hg_m12 = selLookBack<Checked>(states, hg_const(heads), b, tiles, rle, hg_f);
-    int64_t excl = hg_m12.r0;
-    int64_t prev = hg_m12.r1;
-#line 170 "kernels_select_sweep.go"
+    auto hg_m16 = selLookBack<Checked>(states, hg_const(heads), b, tiles, rle, hg_f);
+    int64_t excl = hg_m16.r0;
+    int64_t prev = hg_m16.r1;
+#line 153 "kernels_select_sweep.go"
     if (lane == 0LL) {
       if (b > 0LL) {
         if (rle) {
-          hg_at<Checked>(heads, hg_add(tiles, b), hg_f, 173, 11) = hg_max(prev, last);
+          hg_at<Checked>(heads, hg_add(tiles, b), hg_f, 156, 11) = hg_max(prev, last);
         }
-        hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, b, hg_f, 175, 11)), 9223372036854775808ULL | (uint64_t)(hg_add(excl, (int64_t)(total))));
+        hg_atomic_store<2, 1>(hg_ptr(hg_at<Checked>(states, b, hg_f, 158, 11)), 9223372036854775808ULL | (uint64_t)(hg_add(excl, (int64_t)(total))));
       }
-      int64_t hg_t13 = excl;
-      int64_t hg_t14 = prev;
-      hg_at<Checked>((*bcast), 1LL, hg_f, 177, 11) = hg_t13;
-      hg_at<Checked>((*bcast), 2LL, hg_f, 177, 11) = hg_t14;
-#line 178 "kernels_select_sweep.go"
+      int64_t hg_t17 = excl;
+      int64_t hg_t18 = prev;
+      hg_at<Checked>((*bcast), 1LL, hg_f, 160, 11) = hg_t17;
+      hg_at<Checked>((*bcast), 2LL, hg_f, 160, 11) = hg_t18;
+#line 161 "kernels_select_sweep.go"
       if (b == hg_sub(tiles, 1LL)) {
-        hg_at<Checked>(num, 0LL, hg_f, 179, 11) = hg_add(excl, (int64_t)(total));
+        hg_at<Checked>(num, 0LL, hg_f, 162, 11) = hg_add(excl, (int64_t)(total));
         if (rle) {
-          hg_at<Checked>(counts, hg_sub(hg_add(excl, (int64_t)(total)), 1LL), hg_f, 181, 11) = hg_sub((int64_t)(n), hg_max(prev, last));
+          hg_at<Checked>(counts, hg_sub(hg_add(excl, (int64_t)(total)), 1LL), hg_f, 164, 11) = hg_sub((int64_t)(n), hg_max(prev, last));
         }
       }
     }
   }
   hg_sync_threads();
-  int64_t hg_t15 = (*bcast)[1LL];
-  int64_t hg_t16 = (*bcast)[2LL];
-  int64_t base = hg_t15;
-  int64_t prev = hg_t16;
-#line 188 "kernels_select_sweep.go"
+  int64_t hg_t19 = (*bcast)[1LL];
+  int64_t hg_t20 = (*bcast)[2LL];
+  int64_t base = hg_t19;
+  int64_t prev = hg_t20;
+#line 171 "kernels_select_sweep.go"
   long long lim = (long long)(total);
   if (partition) {
     lim = hg_min(hg_mul(bd, items), hg_sub(n, lo));
   }
   {
-    long long hg_i19 = tid;
-    long long hg_b17 = lim;
-    long long hg_st18 = bd;
-    if (hg_st18 > 0LL && hg_b17 <= 0x7fffffffffffffffLL - hg_st18 + 1LL) {
-      unsigned long long hg_n20 = hg_i19 < hg_b17 ? ((unsigned long long)hg_b17 - (unsigned long long)hg_i19 - 1ULL) / (unsigned long long)hg_st18 + 1ULL : 0ULL;
+    long long hg_i23 = tid;
+    long long hg_b21 = lim;
+    long long hg_st22 = bd;
+    if (hg_st22 > 0LL && hg_b21 <= 0x7fffffffffffffffLL - hg_st22 + 1LL) {
+      unsigned long long hg_n24 = hg_i23 < hg_b21 ? ((unsigned long long)hg_b21 - (unsigned long long)hg_i23 - 1ULL) / (unsigned long long)hg_st22 + 1ULL : 0ULL;
       #pragma unroll 4
-      for (unsigned long long hg_k21 = 0; hg_k21 < hg_n20; hg_k21++) {
-        long long p = (long long)((unsigned long long)hg_i19 + hg_k21 * (unsigned long long)hg_st18);
-#line 193 "kernels_select_sweep.go"
+      for (unsigned long long hg_k25 = 0; hg_k25 < hg_n24; hg_k25++) {
+        long long p = (long long)((unsigned long long)hg_i23 + hg_k25 * (unsigned long long)hg_st22);
+        HG_ASSUME(Checked, p >= hg_i23 && p < hg_b21);
+#line 176 "kernels_select_sweep.go"
         int64_t q = hg_add(base, (int64_t)(p));
         if (rle) {
-          int64_t i = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, p, hg_f, 195, 11)));
-          hg_at<Checked>(out, q, hg_f, 196, 11) = hg_ld<Checked>(in, i, hg_f, 196, 11);
+          int64_t i = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, p, hg_f, 178, 11)));
+          hg_at<Checked>(out, q, hg_f, 179, 11) = hg_ld<Checked>(in, i, hg_f, 179, 11);
           if (q > 0LL) {
             if (p > 0LL) {
-              prev = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(p, 1LL), hg_f, 199, 11)));
+              prev = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(p, 1LL), hg_f, 182, 11)));
             }
-            hg_at<Checked>(counts, hg_sub(q, 1LL), hg_f, 201, 11) = hg_sub(i, prev);
+            hg_at<Checked>(counts, hg_sub(q, 1LL), hg_f, 184, 11) = hg_sub(i, prev);
           }
         } else if (p < (long long)(total)) {
-          hg_at<Checked>(out, q, hg_f, 204, 11) = hg_ld<Checked>(sh, p, hg_f, 204, 11);
+          hg_at<Checked>(out, q, hg_f, 187, 11) = hg_ld<Checked>(sh, p, hg_f, 187, 11);
         } else {
-          hg_at<Checked>(out, hg_sub(hg_add((int64_t)(hg_sub(hg_sub(n, 1LL), lo)), base), (int64_t)(hg_sub(p, (long long)(total)))), hg_f, 206, 11) = hg_ld<Checked>(sh, p, hg_f, 206, 11);
+          hg_at<Checked>(out, hg_sub(hg_add((int64_t)(hg_sub(hg_sub(n, 1LL), lo)), base), (int64_t)(hg_sub(p, (long long)(total)))), hg_f, 189, 11) = hg_ld<Checked>(sh, p, hg_f, 189, 11);
         }
       }
     } else {
-      for (long long p = hg_i19; p < hg_b17; p = hg_add(p, hg_st18)) {
-#line 193 "kernels_select_sweep.go"
+      for (long long p = hg_i23; p < hg_b21; p = hg_add(p, hg_st22)) {
+#line 176 "kernels_select_sweep.go"
         int64_t q = hg_add(base, (int64_t)(p));
         if (rle) {
-          int64_t i = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, p, hg_f, 195, 11)));
-          hg_at<Checked>(out, q, hg_f, 196, 11) = hg_ld<Checked>(in, i, hg_f, 196, 11);
+          int64_t i = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, p, hg_f, 178, 11)));
+          hg_at<Checked>(out, q, hg_f, 179, 11) = hg_ld<Checked>(in, i, hg_f, 179, 11);
           if (q > 0LL) {
             if (p > 0LL) {
-              prev = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(p, 1LL), hg_f, 199, 11)));
+              prev = hg_add((int64_t)(lo), (int64_t)(hg_ld<Checked>(shI, hg_sub(p, 1LL), hg_f, 182, 11)));
             }
-            hg_at<Checked>(counts, hg_sub(q, 1LL), hg_f, 201, 11) = hg_sub(i, prev);
+            hg_at<Checked>(counts, hg_sub(q, 1LL), hg_f, 184, 11) = hg_sub(i, prev);
           }
         } else if (p < (long long)(total)) {
-          hg_at<Checked>(out, q, hg_f, 204, 11) = hg_ld<Checked>(sh, p, hg_f, 204, 11);
+          hg_at<Checked>(out, q, hg_f, 187, 11) = hg_ld<Checked>(sh, p, hg_f, 187, 11);
         } else {
-          hg_at<Checked>(out, hg_sub(hg_add((int64_t)(hg_sub(hg_sub(n, 1LL), lo)), base), (int64_t)(hg_sub(p, (long long)(total)))), hg_f, 206, 11) = hg_ld<Checked>(sh, p, hg_f, 206, 11);
+          hg_at<Checked>(out, hg_sub(hg_add((int64_t)(hg_sub(hg_sub(n, 1LL), lo)), base), (int64_t)(hg_sub(p, (long long)(total)))), hg_f, 189, 11) = hg_ld<Checked>(sh, p, hg_f, 189, 11);
         }
       }
     }
   }
 }
 
-#line 276 "kernels_select_sweep.go"
+#line 357 "kernels_select_sweep.go"
 template <bool Checked, class T> HG_DEV void selectReverse(hg_slice<T> out, hg_slice<const int64_t> num, long long n, hg_fault* hg_f) {
-  long long s = (long long)(hg_ld<Checked>(num, 0LL, hg_f, 277, 11));
+  long long s = (long long)(hg_ld<Checked>(num, 0LL, hg_f, 358, 11));
   long long h = hg_sub(n, s) / 2LL;
   {
     long long hg_i3 = hg_global_x();
@@ -4410,29 +4616,30 @@ template <bool Checked, class T> HG_DEV void selectReverse(hg_slice<T> out, hg_s
       #pragma unroll 4
       for (unsigned long long hg_k5 = 0; hg_k5 < hg_n4; hg_k5++) {
         long long k = (long long)((unsigned long long)hg_i3 + hg_k5 * (unsigned long long)hg_st2);
-#line 280 "kernels_select_sweep.go"
-        T hg_t7 = hg_ld<Checked>(out, hg_add(s, k), hg_f, 280, 11);
-        T hg_t8 = hg_ld<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 280, 11);
+        HG_ASSUME(Checked, k >= hg_i3 && k < hg_b1);
+#line 361 "kernels_select_sweep.go"
+        T hg_t7 = hg_ld<Checked>(out, hg_add(s, k), hg_f, 361, 11);
+        T hg_t8 = hg_ld<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 361, 11);
         T x = hg_t7;
         T y = hg_t8;
-#line 281 "kernels_select_sweep.go"
+#line 362 "kernels_select_sweep.go"
         T hg_t9 = y;
         T hg_t10 = x;
-        hg_at<Checked>(out, hg_add(s, k), hg_f, 281, 11) = hg_t9;
-        hg_at<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 281, 11) = hg_t10;
+        hg_at<Checked>(out, hg_add(s, k), hg_f, 362, 11) = hg_t9;
+        hg_at<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 362, 11) = hg_t10;
       }
     } else {
       for (long long k = hg_i3; k < hg_b1; k = hg_add(k, hg_st2)) {
-#line 280 "kernels_select_sweep.go"
-        T hg_t12 = hg_ld<Checked>(out, hg_add(s, k), hg_f, 280, 11);
-        T hg_t13 = hg_ld<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 280, 11);
+#line 361 "kernels_select_sweep.go"
+        T hg_t12 = hg_ld<Checked>(out, hg_add(s, k), hg_f, 361, 11);
+        T hg_t13 = hg_ld<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 361, 11);
         T x = hg_t12;
         T y = hg_t13;
-#line 281 "kernels_select_sweep.go"
+#line 362 "kernels_select_sweep.go"
         T hg_t14 = y;
         T hg_t15 = x;
-        hg_at<Checked>(out, hg_add(s, k), hg_f, 281, 11) = hg_t14;
-        hg_at<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 281, 11) = hg_t15;
+        hg_at<Checked>(out, hg_add(s, k), hg_f, 362, 11) = hg_t14;
+        hg_at<Checked>(out, hg_sub(hg_sub(n, 1LL), k), hg_f, 362, 11) = hg_t15;
       }
     }
   }
@@ -4494,6 +4701,7 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       #pragma unroll 4
       for (unsigned long long hg_k7 = 0; hg_k7 < hg_n6; hg_k7++) {
         long long i = (long long)((unsigned long long)hg_i5 + hg_k7 * (unsigned long long)hg_st4);
+        HG_ASSUME(Checked, i >= hg_i5 && i < hg_b3);
 #line 97 "kernels_sort.go"
         hg_at<Checked>((*bins), i, hg_f, 97, 12) = 0U;
       }
@@ -4528,6 +4736,7 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       #pragma unroll 4
       for (unsigned long long hg_k17 = 0; hg_k17 < hg_n16; hg_k17++) {
         long long i = (long long)((unsigned long long)hg_i15 + hg_k17 * (unsigned long long)hg_st14);
+        HG_ASSUME(Checked, i >= hg_i15 && i < hg_b13);
 #line 108 "kernels_sort.go"
         K k = hg_ld<Checked>(keys, i, hg_f, 108, 12);
 #line 110 "kernels_sort.go"
@@ -4581,6 +4790,7 @@ template <bool Checked, class K> HG_DEV void sortHist(hg_slice<const K> keys, hg
       #pragma unroll 4
       for (unsigned long long hg_k28 = 0; hg_k28 < hg_n27; hg_k28++) {
         long long i = (long long)((unsigned long long)hg_i26 + hg_k28 * (unsigned long long)hg_st25);
+        HG_ASSUME(Checked, i >= hg_i26 && i < hg_b24);
 #line 124 "kernels_sort.go"
         {
 #line 124 "kernels_sort.go"
@@ -4647,6 +4857,7 @@ template <bool Checked, class K, class V> HG_DEV void onesweep(hg_slice<const K>
       #pragma unroll 4
       for (unsigned long long hg_k9 = 0; hg_k9 < hg_n8; hg_k9++) {
         long long x = (long long)((unsigned long long)hg_i7 + hg_k9 * (unsigned long long)hg_st6);
+        HG_ASSUME(Checked, x >= hg_i7 && x < hg_b5);
 #line 176 "kernels_sort.go"
         hg_at<Checked>(wcnt, x, hg_f, 176, 12) = 0U;
       }
@@ -4848,6 +5059,7 @@ template <bool Checked> HG_DEV void runLengths(hg_slice<const int64_t> heads, hg
       #pragma unroll 4
       for (unsigned long long hg_k8 = 0; hg_k8 < hg_n7; hg_k8++) {
         long long j = (long long)((unsigned long long)hg_i6 + hg_k8 * (unsigned long long)hg_st5);
+        HG_ASSUME(Checked, j >= hg_i6 && j < hg_b4);
 #line 164 "kernels_select.go"
         int64_t end = (int64_t)(n);
         if (hg_add(j, 1LL) < r) {
