@@ -133,7 +133,13 @@ func benchScan[T Number](b *testing.B, exclusive bool) {
 	})
 }
 
+// The benchmarks of the scans, selections and sorts measure the GPU
+// paths that are off by default until they have run on a GPU
+// (withNewGPUPaths); BenchmarkScan3Pass, BenchmarkScanByKey3Pass and the
+// LSD sorts measure the paths on by default.
 func BenchmarkScan(b *testing.B) {
+	defer func(old bool) { singlePass = old }(singlePass)
+	singlePass = true
 	b.Run("inclusive_sum/int32", func(b *testing.B) { benchScan[int32](b, false) })
 	b.Run("exclusive_sum/int32", func(b *testing.B) { benchScan[int32](b, true) })
 	b.Run("inclusive_sum/float32", func(b *testing.B) { benchScan[float32](b, false) })
@@ -220,6 +226,8 @@ func withShapes(b *testing.B, name string, f func(b *testing.B)) {
 }
 
 func BenchmarkSelect(b *testing.B) {
+	defer func(old bool) { selectOnePassOn = old }(selectOnePassOn)
+	selectOnePassOn = true
 	_, s := newStream(b)
 	for _, op := range []string{"flagged", "partition_flagged", "unique", "if"} {
 		withShapes(b, op+"/int32", func(b *testing.B) {
@@ -248,6 +256,8 @@ func BenchmarkSelect(b *testing.B) {
 }
 
 func BenchmarkRunLengthEncode(b *testing.B) {
+	defer func(old bool) { selectOnePassOn = old }(selectOnePassOn)
+	selectOnePassOn = true
 	_, s := newStream(b)
 	withShapes(b, "int32", func(b *testing.B) {
 		benchEach(b, func(b *testing.B, n int) {
@@ -261,6 +271,12 @@ func BenchmarkRunLengthEncode(b *testing.B) {
 
 // BenchmarkScanByKey: int32 keys in runs of 64, int32 values.
 func BenchmarkScanByKey(b *testing.B) {
+	defer func(old bool) { singlePass = old }(singlePass)
+	singlePass = true
+	benchScanByKey(b)
+}
+
+func benchScanByKey(b *testing.B) {
 	_, s := newStream(b)
 	b.Run("inclusive_sum/int32-int32", func(b *testing.B) {
 		benchEach(b, func(b *testing.B, n int) {
@@ -276,7 +292,7 @@ func BenchmarkScanByKey(b *testing.B) {
 func BenchmarkScanByKey3Pass(b *testing.B) {
 	defer func(old bool) { singlePass = old }(singlePass)
 	singlePass = false
-	BenchmarkScanByKey(b)
+	benchScanByKey(b)
 }
 
 func benchSortKeys[K Key](b *testing.B) {
@@ -292,6 +308,10 @@ func benchSortKeys[K Key](b *testing.B) {
 // each of Onesweep's other shapes (sweepTuneKeys, sweepTunePairs), as
 // uint32-BLOCKxITEMS: one GPU run compares them with the default's.
 func BenchmarkSortKeys(b *testing.B) {
+	withSortLSD(false, func() { benchSortKeysAll(b) })
+}
+
+func benchSortKeysAll(b *testing.B) {
 	b.Run("uint32", benchSortKeys[uint32])
 	benchShapes(b, sweepTuneKeys, "uint32", benchSortKeys[uint32])
 	b.Run("float32", benchSortKeys[float32])
@@ -313,6 +333,10 @@ func benchShapes(b *testing.B, shapes map[string]sweepShape, name string, f func
 }
 
 func BenchmarkSortPairs(b *testing.B) {
+	withSortLSD(false, func() { benchSortPairsAll(b) })
+}
+
+func benchSortPairsAll(b *testing.B) {
 	_, s := newStream(b)
 	pairs := func(b *testing.B) {
 		benchEach(b, func(b *testing.B, n int) {
@@ -330,11 +354,11 @@ func BenchmarkSortPairs(b *testing.B) {
 // BenchmarkSortKeys and BenchmarkSortPairs pass by pass (sortLSD), as
 // the GPU sorted before Onesweep: the two side by side on a GPU.
 func BenchmarkSortKeysLSD(b *testing.B) {
-	withSortLSD(true, func() { BenchmarkSortKeys(b) })
+	withSortLSD(true, func() { benchSortKeysAll(b) })
 }
 
 func BenchmarkSortPairsLSD(b *testing.B) {
-	withSortLSD(true, func() { BenchmarkSortPairs(b) })
+	withSortLSD(true, func() { benchSortPairsAll(b) })
 }
 
 func benchMergeSortKeys[K Key](b *testing.B) {

@@ -227,25 +227,26 @@ func checkScan[T Number](t *testing.T, what string, h, got []T, exclusive bool) 
 }
 
 func TestScanLookBack(t *testing.T) {
-	require.True(t, singlePass, "the GPU's scans take the look-back")
-	withGPUShape(t, func() {
-		withLookBackTile(t, 32, 3, func() {
-			t.Run("int32", testScanLookBack[int32])
-			t.Run("uint32", testScanLookBack[uint32])
-			t.Run("float32", testScanLookBack[float32])
-			t.Run("int64", testScanLookBack[int64])
-			t.Run("uint64", testScanLookBack[uint64])
-			t.Run("float64", testScanLookBack[float64])
+	withNewGPUPaths(func() {
+		withGPUShape(t, func() {
+			withLookBackTile(t, 32, 3, func() {
+				t.Run("int32", testScanLookBack[int32])
+				t.Run("uint32", testScanLookBack[uint32])
+				t.Run("float32", testScanLookBack[float32])
+				t.Run("int64", testScanLookBack[int64])
+				t.Run("uint64", testScanLookBack[uint64])
+				t.Run("float64", testScanLookBack[float64])
+			})
+			// A tile whose 16-byte loads take every turn of the load loop
+			// (four, two and one in flight), and the default tiles, a few
+			// past the one-launch limit.
+			withLookBackTile(t, 32, 29, func() {
+				t.Run("b32_i29/int32", testScanLookBack[int32])
+				t.Run("b32_i29/float64", testScanLookBack[float64])
+			})
+			t.Run("default-tile/int32", testScanLookBack[int32])
+			t.Run("default-tile/float64", testScanLookBack[float64])
 		})
-		// A tile whose 16-byte loads take every turn of the load loop
-		// (four, two and one in flight), and the default tiles, a few
-		// past the one-launch limit.
-		withLookBackTile(t, 32, 29, func() {
-			t.Run("b32_i29/int32", testScanLookBack[int32])
-			t.Run("b32_i29/float64", testScanLookBack[float64])
-		})
-		t.Run("default-tile/int32", testScanLookBack[int32])
-		t.Run("default-tile/float64", testScanLookBack[float64])
 	})
 }
 
@@ -254,33 +255,35 @@ func TestScanLookBack(t *testing.T) {
 // not at all, an exclusive scan shifted across a boundary) shows exactly.
 func TestScanLookBackBoundaries(t *testing.T) {
 	dev, s := newStream(t)
-	withGPUShape(t, func() {
-		withLookBackTile(t, 32, 3, func() {
-			tile := lbTile(4)
-			n := 130*tile + 17
-			h := make([]int32, n)
-			for i := range h {
-				h[i] = 1
-			}
-			in, out := upload(t, dev, h), upload(t, dev, make([]int32, n))
-			for _, exclusive := range []bool{false, true} {
-				if exclusive {
-					require.NoError(t, ExclusiveSum(s, in, out))
-				} else {
-					require.NoError(t, InclusiveSum(s, in, out))
+	withNewGPUPaths(func() {
+		withGPUShape(t, func() {
+			withLookBackTile(t, 32, 3, func() {
+				tile := lbTile(4)
+				n := 130*tile + 17
+				h := make([]int32, n)
+				for i := range h {
+					h[i] = 1
 				}
-				got := download(t, s, out)
-				for k := 1; k*tile < n; k++ {
-					for _, i := range []int{k*tile - 1, k * tile, k*tile + 1} {
-						want := int32(i + 1)
-						if exclusive {
-							want = int32(i)
-						}
-						require.Equal(t, want, got[i], "exclusive=%v element %d (tile %d's edge)", exclusive, i, k)
+				in, out := upload(t, dev, h), upload(t, dev, make([]int32, n))
+				for _, exclusive := range []bool{false, true} {
+					if exclusive {
+						require.NoError(t, ExclusiveSum(s, in, out))
+					} else {
+						require.NoError(t, InclusiveSum(s, in, out))
 					}
+					got := download(t, s, out)
+					for k := 1; k*tile < n; k++ {
+						for _, i := range []int{k*tile - 1, k * tile, k*tile + 1} {
+							want := int32(i + 1)
+							if exclusive {
+								want = int32(i)
+							}
+							require.Equal(t, want, got[i], "exclusive=%v element %d (tile %d's edge)", exclusive, i, k)
+						}
+					}
+					assert.Equal(t, map[bool]int32{false: int32(n), true: int32(n - 1)}[exclusive], got[n-1])
 				}
-				assert.Equal(t, map[bool]int32{false: int32(n), true: int32(n - 1)}[exclusive], got[n-1])
-			}
+			})
 		})
 	})
 }
@@ -389,33 +392,34 @@ func TestKeyLookBackWalk(t *testing.T) {
 // GPU's shapes, runs of every length around the tile's (2816) included,
 // keys of one byte and of eight, values of 4 and 8 bytes.
 func TestScanByKeyLookBack(t *testing.T) {
-	require.True(t, singlePass, "the GPU's scans by key take the look-back")
-	withGPUShape(t, func() {
-		sz := underRace([]int{11265, 2816 * 5, 2816*5 + 1, 2816*9 - 1, 30011}, []int{11265, 2816*5 + 1})
-		t.Run("uint8/int32", func(t *testing.T) { testScanByKey[uint8, int32](t, sz) })
-		t.Run("int32/float32", func(t *testing.T) { testScanByKey[int32, float32](t, sz) })
-		t.Run("uint64/int64", func(t *testing.T) { testScanByKey[uint64, int64](t, sz) })
-		t.Run("float32/float64", func(t *testing.T) { testScanByKey[float32, float64](t, sz) })
-		// Runs longer than a tile: the carry crosses tiles.
-		dev, s := newStream(t)
-		for _, run := range []int{2815, 2816, 2817, 9000} {
-			n := 30011
-			keys := make([]uint8, n)
-			vals := make([]int32, n)
-			want := make([]int32, n)
-			var sum int32
-			for i := range keys {
-				keys[i] = uint8(i / run)
-				vals[i] = int32(i%3) - 1
-				if i%run == 0 {
-					sum = 0
+	withNewGPUPaths(func() {
+		withGPUShape(t, func() {
+			sz := underRace([]int{11265, 2816 * 5, 2816*5 + 1, 2816*9 - 1, 30011}, []int{11265, 2816*5 + 1})
+			t.Run("uint8/int32", func(t *testing.T) { testScanByKey[uint8, int32](t, sz) })
+			t.Run("int32/float32", func(t *testing.T) { testScanByKey[int32, float32](t, sz) })
+			t.Run("uint64/int64", func(t *testing.T) { testScanByKey[uint64, int64](t, sz) })
+			t.Run("float32/float64", func(t *testing.T) { testScanByKey[float32, float64](t, sz) })
+			// Runs longer than a tile: the carry crosses tiles.
+			dev, s := newStream(t)
+			for _, run := range []int{2815, 2816, 2817, 9000} {
+				n := 30011
+				keys := make([]uint8, n)
+				vals := make([]int32, n)
+				want := make([]int32, n)
+				var sum int32
+				for i := range keys {
+					keys[i] = uint8(i / run)
+					vals[i] = int32(i%3) - 1
+					if i%run == 0 {
+						sum = 0
+					}
+					sum += vals[i]
+					want[i] = sum
 				}
-				sum += vals[i]
-				want[i] = sum
+				out := upload(t, dev, make([]int32, n))
+				require.NoError(t, InclusiveSumByKey(s, upload(t, dev, keys), upload(t, dev, vals), out))
+				assert.Equal(t, want, download(t, s, out), "runs of %d", run)
 			}
-			out := upload(t, dev, make([]int32, n))
-			require.NoError(t, InclusiveSumByKey(s, upload(t, dev, keys), upload(t, dev, vals), out))
-			assert.Equal(t, want, download(t, s, out), "runs of %d", run)
-		}
+		})
 	})
 }

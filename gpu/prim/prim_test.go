@@ -37,6 +37,15 @@ func newStream(t testing.TB) (*gpu.Device, *stream.Stream) {
 
 // withGPUShape runs f with the GPU's launch shapes on the cpu agent (and
 // as they are on a GPU).
+// withNewGPUPaths runs f with the GPU paths that have not yet run on a
+// GPU switched on (the look-back scan, the one-pass selection, Onesweep):
+// the cpu agent runs them in the GPU's launch shapes.
+func withNewGPUPaths(f func()) {
+	defer func(scan, sel, lsd bool) { singlePass, selectOnePassOn, sortLSD = scan, sel, lsd }(singlePass, selectOnePassOn, sortLSD)
+	singlePass, selectOnePassOn, sortLSD = true, true, false
+	f()
+}
+
 func withGPUShape(t *testing.T, f func()) {
 	forceGPUShape = true
 	defer func() { forceGPUShape = false }()

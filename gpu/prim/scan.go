@@ -93,8 +93,10 @@ func scan[T Number](s *stream.Stream, in, out buffer.Array[T], exclusive bool) (
 // with decoupled look-back (kernels_lookback.go) instead of three
 // (reduce, spine, scan); the cpu agent's spans keep the three. A switch
 // for the benchmarks, which measure both (BenchmarkScan3Pass,
-// BenchmarkScanLookBack).
-var singlePass = true
+// BenchmarkScanLookBack). Off until the warp-walked look-back has run on
+// a GPU (the cpu agent runs it in the GPU's launch shapes in the tests):
+// the three launches are the GPU path the H100 has verified.
+var singlePass = false
 
 // The look-back scan's tile: lbBlock work-items of lbItems4 elements of
 // 4 bytes or lbItems8 of 8 (odd: a work-item's consecutive elements fall

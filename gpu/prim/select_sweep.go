@@ -34,8 +34,14 @@ func selectShape(size int) (block, items, tile int) {
 // pass: on a GPU, for more than one tile.
 func selectOnePass(g shape, n, size int) bool {
 	_, _, tile := selectShape(size)
-	return !g.cpu && n > tile
+	return selectOnePassOn && !g.cpu && n > tile
 }
+
+// selectOnePassOn makes a GPU's selection of more than one tile the one-pass
+// selection. Off until it has run on a GPU (the cpu agent runs it in the
+// GPU's launch shapes in the tests): the count, scan and scatter are the
+// GPU path the H100 has verified.
+var selectOnePassOn = false
 
 // sweepSelect queues the one-pass selection of in (n > one tile) into
 // out, and num[0]. With counts (not nil) it is a run-length encoding: pred

@@ -17,7 +17,7 @@ func withSweepShape(t *testing.T, block, items int, f func(tile int)) {
 	defer func(b, i int) { selectBlock, selectItems = b, i }(selectBlock, selectItems)
 	selectBlock, selectItems = block, items
 	_, _, tile := selectShape(4)
-	withGPUShape(t, func() { f(tile) })
+	withNewGPUPaths(func() { withGPUShape(t, func() { f(tile) }) })
 }
 
 // The one-pass selection in several tile shapes, at tile boundaries and

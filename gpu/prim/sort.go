@@ -186,8 +186,11 @@ func radixLSD[K Key, V Value](s *stream.Stream, g shape, kl *keyLaunchers[K], pl
 }
 
 // sortLSD makes a GPU sort pass by pass (radixLSD) instead of by
-// Onesweep: the sort of old, kept to compare the two on a GPU.
-var sortLSD = false
+// Onesweep: the sort of old, kept to compare the two on a GPU. On until
+// Onesweep's register-resident digit pass has run on a GPU (the cpu agent
+// runs it in the GPU's launch shapes in the tests); the pass-by-pass
+// sort is the GPU path the H100 has verified.
+var sortLSD = true
 
 // sweepMax is the most keys a GPU sorts by Onesweep (its look-back
 // counts have 30 bits); more take radixLSD. A variable for the tests.

@@ -32,20 +32,22 @@ func sweepSizes() []int {
 // of several widths, pairs with 32- and 64-bit values and both orders
 // (TestRadixSort's gpu-shape runs take more types).
 func TestOnesweep(t *testing.T) {
-	withGPUShape(t, func() {
-		sizes := sweepSizes()
-		t.Run("uint32", func(t *testing.T) { testSort[uint32](t, sizes) })
-		one := underRace(sizes, []int{257}) // one tile under the race detector
-		t.Run("int8", func(t *testing.T) { testSort[int8](t, one) })
-		t.Run("pairs-uint64-uint64", func(t *testing.T) { testSortWidePairs[uint64](t, one) })
-		if raceflag.Enabled {
-			return // fewer launches: see underRace
-		}
-		t.Run("float64", func(t *testing.T) { testSort[float64](t, sizes[len(sizes)-1:]) })
-		t.Run("pairs-float32-uint64", func(t *testing.T) { testSortWidePairs[float32](t, sizes[len(sizes)-1:]) })
-		withSortLSD(true, func() {
-			t.Run("lsd/uint32", func(t *testing.T) { testSort[uint32](t, sizes) })
-			t.Run("lsd/pairs-int64-uint64", func(t *testing.T) { testSortWidePairs[int64](t, sizes[len(sizes)-1:]) })
+	withNewGPUPaths(func() {
+		withGPUShape(t, func() {
+			sizes := sweepSizes()
+			t.Run("uint32", func(t *testing.T) { testSort[uint32](t, sizes) })
+			one := underRace(sizes, []int{257}) // one tile under the race detector
+			t.Run("int8", func(t *testing.T) { testSort[int8](t, one) })
+			t.Run("pairs-uint64-uint64", func(t *testing.T) { testSortWidePairs[uint64](t, one) })
+			if raceflag.Enabled {
+				return // fewer launches: see underRace
+			}
+			t.Run("float64", func(t *testing.T) { testSort[float64](t, sizes[len(sizes)-1:]) })
+			t.Run("pairs-float32-uint64", func(t *testing.T) { testSortWidePairs[float32](t, sizes[len(sizes)-1:]) })
+			withSortLSD(true, func() {
+				t.Run("lsd/uint32", func(t *testing.T) { testSort[uint32](t, sizes) })
+				t.Run("lsd/pairs-int64-uint64", func(t *testing.T) { testSortWidePairs[int64](t, sizes[len(sizes)-1:]) })
+			})
 		})
 	})
 }
