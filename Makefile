@@ -148,7 +148,7 @@ prims-pack:
 	rm -rf prims-pack && mkdir -p prims-pack
 	CGO_ENABLED=0 $(GO) test -c -ldflags='-s -w' -o prims-pack/prim.test ./gpu/prim
 	xz -T2 -6 prims-pack/prim.test
-	cp benchmarks/peers/prims.sh benchmarks/peers/prims_cub.cu benchmarks/peers/prims_cupy.py benchmarks/peers/prims_summary.py prims-pack/
+	cp benchmarks/peers/prims.sh benchmarks/peers/profile_prims.sh benchmarks/peers/prims_cub.cu benchmarks/peers/prims_cupy.py benchmarks/peers/prims_summary.py prims-pack/
 
 # gpu/fft's and gpu/rand's tests and benchmarks beside cupy.fft (cuFFT) and
 # cuRAND's Philox through CuPy, interleaved, for a GPU machine
