@@ -38,7 +38,7 @@ var goKernels = gokernel.New(gokernel.Spec{
 	Source:  goKernelsSource,
 	Kernels: []string{"hipgo_map1_softplus_float32_float32", "hipgo_map3_axpy_clip_float32_float32_float32_float32", "hipgo_map4_sq_dist_float64_float64_float64_float64_float64", "hipgo_reduce_farthest_float64", "hipgo_scan_farthest_float64", "hipgo_merge_block_farther_first_float64", "hipgo_merge_pass_farther_first_float64"},
 	Files:   []string{"hipgo_inst_gen.go", "kernels_gen.go", "main.go", "ops.go"},
-	Objects: []any{gokernel.Zstd("gen/fuse.hipfb", goKernelsObject0, 1394576, "62691c51f47aa9c93c2bf06e9459b4b4e4e9e641c5088be1a5fed7f7bbc66f8a"), goKernelsObject1, goKernelsObject2},
+	Objects: []any{gokernel.Zstd("gen/fuse.hipfb", goKernelsObject0, 1392424, "2b0ddb0f5d034287f518af708d1e738d159bffb5cc15a10d3707bc4c2dcec834"), goKernelsObject1, goKernelsObject2},
 })
 
 // hipgoMap1SoftplusFloat32Float32Args is the kernarg layout of hipgo_map1_softplus_float32_float32's C++ entry point.
