@@ -1002,8 +1002,14 @@ func (p *fissionPlan) orderedLocals() []*types.Var {
 	for v := range p.stretch {
 		vs = append(vs, v)
 	}
+	// By file name and offset, not token.Pos: the loader parses a
+	// package's files in parallel, so the order of their bases in the
+	// file set (and so the order of two positions in different files)
+	// changes from run to run.
 	slices.SortFunc(vs, func(a, b *types.Var) int {
-		return cmp.Or(cmp.Compare(a.Pos(), b.Pos()), cmp.Compare(p.freshSeq[a], p.freshSeq[b]))
+		pa, pb := p.fset.PositionFor(a.Pos(), false), p.fset.PositionFor(b.Pos(), false)
+		return cmp.Or(cmp.Compare(pa.Filename, pb.Filename), cmp.Compare(pa.Offset, pb.Offset),
+			cmp.Compare(p.freshSeq[a], p.freshSeq[b]), cmp.Compare(a.Name(), b.Name()))
 	})
 	return vs
 }
