@@ -151,9 +151,9 @@ func TestCopyContextCopies(t *testing.T) {
 
 	v := b.Sub(100, 4)
 	require.NoError(t, v.CopyFromContext(ctx, []int32{7, 8, 9, 10}))
-	require.NoError(t, v.Sub(2, 2).CopyToContext(ctx, part[:2]))
+	require.NoError(t, v.CopyToAtContext(ctx, 2, part[:2]))
 	assert.Equal(t, []int32{9, 10}, part[:2])
-	require.NoError(t, v.Sub(3, 1).CopyFromContext(ctx, []int32{11}))
+	require.NoError(t, v.CopyFromAtContext(ctx, 3, []int32{11}))
 	four := make([]int32, 4)
 	require.NoError(t, v.CopyToContext(ctx, four))
 	assert.Equal(t, []int32{7, 8, 9, 11}, four)

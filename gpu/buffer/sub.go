@@ -77,30 +77,48 @@ func (v *Sub[T]) Ptr() rocr.Ptr[T] { return rocr.Ptr[T](v.base().Addr()) }
 
 func (v *Sub[T]) String() string { return v.base().String() }
 
-// CopyFrom copies src into the view's first len(src) elements. A copy at
-// an offset is one into a view of the view: v.Sub(off, len(src)).CopyFrom(src).
-func (v *Sub[T]) CopyFrom(src []T) error { return v.CopyFromContext(context.Background(), src) }
+// CopyFrom copies src into the view's first len(src) elements.
+func (v *Sub[T]) CopyFrom(src []T) error { return v.CopyFromAt(0, src) }
+
+// CopyFromAt copies src into the view's elements [off, off+len(src)).
+func (v *Sub[T]) CopyFromAt(off int, src []T) error {
+	return v.CopyFromAtContext(context.Background(), off, src)
+}
 
 // CopyFromContext is CopyFrom that gives up when ctx is done before the
 // copy starts, as Buffer.CopyFromContext does.
 func (v *Sub[T]) CopyFromContext(ctx context.Context, src []T) error {
+	return v.CopyFromAtContext(ctx, 0, src)
+}
+
+// CopyFromAtContext is CopyFromAt with CopyFromContext's context.
+func (v *Sub[T]) CopyFromAtContext(ctx context.Context, off int, src []T) error {
 	if v == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "memcpy", "nil view")
 	}
-	return core.CopyHostContext(ctx, "memcpy host to device", &v.m, 0, core.AsBytes(src), true)
+	return core.CopyHostContext(ctx, "memcpy host to device", &v.m, off, core.AsBytes(src), true)
 }
 
-// CopyTo copies the view's first len(dst) elements into dst. A copy from
-// an offset is one from a view of the view: v.Sub(off, len(dst)).CopyTo(dst).
-func (v *Sub[T]) CopyTo(dst []T) error { return v.CopyToContext(context.Background(), dst) }
+// CopyTo copies the view's first len(dst) elements into dst.
+func (v *Sub[T]) CopyTo(dst []T) error { return v.CopyToAt(0, dst) }
+
+// CopyToAt copies the view's elements [off, off+len(dst)) into dst.
+func (v *Sub[T]) CopyToAt(off int, dst []T) error {
+	return v.CopyToAtContext(context.Background(), off, dst)
+}
 
 // CopyToContext is CopyTo that gives up when ctx is done before the copy
 // starts, as Buffer.CopyToContext does: then dst is untouched.
 func (v *Sub[T]) CopyToContext(ctx context.Context, dst []T) error {
+	return v.CopyToAtContext(ctx, 0, dst)
+}
+
+// CopyToAtContext is CopyToAt with CopyToContext's context.
+func (v *Sub[T]) CopyToAtContext(ctx context.Context, off int, dst []T) error {
 	if v == nil {
 		return gpu.Errorf(gpu.ErrInvalidValue, "memcpy", "nil view")
 	}
-	return core.CopyHostContext(ctx, "memcpy device to host", &v.m, 0, core.AsBytes(dst), false)
+	return core.CopyHostContext(ctx, "memcpy device to host", &v.m, off, core.AsBytes(dst), false)
 }
 
 // ToSlice copies the view into a new slice.

@@ -123,14 +123,14 @@ func TestSubChecks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, host[6:9], got, "a view of a view is of the same buffer")
 	require.NoError(t, w.Fill(-1))
-	require.NoError(t, v.Sub(7, 1).CopyFrom([]int32{-2}))
+	require.NoError(t, v.CopyFromAt(7, []int32{-2}))
 	all, err := x.ToSlice()
 	require.NoError(t, err)
 	assert.Equal(t, []int32{0, 1, 2, 3, 4, 5, -1, -1, -1, 9, 10, -2, 12, 13, 14, 15}, all)
 
 	// Bounds are the view's.
 	assert.ErrorIs(t, v.CopyFrom(make([]int32, 9)), gpu.ErrInvalidValue)
-	assert.ErrorIs(t, v.Sub(5, 4).CopyTo(make([]int32, 4)), gpu.ErrInvalidValue)
+	assert.ErrorIs(t, v.CopyToAt(5, make([]int32, 4)), gpu.ErrInvalidValue)
 	s := e.stream()
 	assert.Error(t, stream.CopyToDevice(s, v, 0, make([]int32, 9)))
 	assert.Error(t, s.Copy(x, 0, v, 1, 8), "the copy runs past the view")
